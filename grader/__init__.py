@@ -1,0 +1,3 @@
+"""JAX Judge: a judge for JAX coding challenges."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,180 @@
+"""Stage 4b: the sandboxed child. Forked by the zygote, it locks itself down,
+runs the submission under the policy on the case inputs it was handed (never
+the expected outputs) and streams results back as wire frames. It decides
+nothing: every comparison happens in the trusted parent."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from . import lockdown, policy, wire
+from .instrument import WATCHED_BY_DEFAULT, Recorder, overrides
+
+ERROR_CAP = 2000
+_OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "bad_alloc", "Cannot allocate memory")
+
+
+def _classify(obj: Any) -> tuple[str, np.ndarray] | None:
+    import jax
+
+    t = type(obj)
+    if isinstance(obj, jax.core.Tracer) or not t.__module__.startswith(("jax", "jaxlib")):
+        return None
+    if isinstance(obj, jax.Array):
+        try:
+            return "jax", np.asarray(obj)
+        except Exception:
+            return None
+    return None
+
+
+def _to_jax(tree: Any) -> Any:
+    import jax.numpy as jnp
+
+    if isinstance(tree, dict):
+        return {k: _to_jax(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_to_jax(v) for v in tree)
+    if isinstance(tree, wire.Leaf):
+        if tree.cls == "jax":
+            return jnp.asarray(tree.array)
+        if tree.cls in ("float", "int", "bool"):
+            return tree.array.item()
+        return tree.array.copy()
+    return tree
+
+
+def _error_info(exc: BaseException) -> dict:
+    try:
+        message = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # a hostile __str__
+        message = type(exc).__name__
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == policy.SUBMISSION_FILE:
+            line = lineno
+    oom = isinstance(exc, MemoryError) or any(m in message for m in _OOM_MARKERS)
+    return {"status": "mle" if oom else "error", "error": {"type": type(exc).__name__[:100],
+                                                           "message": message[:ERROR_CAP], "line": line}}
+
+
+class Channel:
+    def __init__(self, out: BinaryIO, max_bytes: int):
+        self.out = out
+        self.max_bytes = max_bytes
+
+    def send(self, header: dict, trees: dict[str, Any] | None = None) -> None:
+        """Send a message; trees are encoded into one blob. Oversized output becomes status 'ole'."""
+        blob = b""
+        if trees:
+            packer = wire.Packer(self.max_bytes, _classify)
+            try:
+                for key, value in trees.items():
+                    header[key] = packer.encode(value)
+                blob = packer.blob()
+            except wire.TooLarge as exc:
+                for key in trees:
+                    header.pop(key, None)
+                header.update(status="ole", error={"type": "OutputLimit", "message": str(exc), "line": None})
+            except Exception as exc:  # e.g. an array that cannot be read back
+                for key in trees:
+                    header.pop(key, None)
+                header.update(_error_info(exc))
+        wire.write_frame(self.out, header, blob)
+
+
+class Run:
+    """One submission's module, loaded under the policy with its recorder."""
+
+    def __init__(self, source: str, entry: str, watched: tuple[str, ...], recorder: Recorder):
+        self.sink = policy.PrintSink()
+        self.table = policy.ModuleTable(overrides(recorder, watched))
+        self.globals = policy.make_globals(self.table, self.sink)
+        self.source, self.entry = source, entry
+
+    def load(self) -> dict:
+        try:
+            code = policy.compile_submission(self.source)
+            exec(code, self.globals)
+        except BaseException as exc:
+            return {**_error_info(exc), "stdout": self.sink.take()}
+        fn = self.globals.get(self.entry)
+        if not callable(fn):
+            return {"status": "no_entry", "stdout": self.sink.take()}
+        return {"status": "ok", "stdout": self.sink.take()}
+
+    def call(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any, Any]:
+        import jax
+
+        values = _to_jax(inputs)
+        call_args = [values[name] for name in args]
+        start = time.perf_counter()
+        try:
+            out = self.globals[self.entry](*call_args)
+            jax.block_until_ready(out)
+        except BaseException as exc:
+            return {**_error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
+        return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()},
+                out, dict(zip(args, call_args)))
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)
+
+
+def main(request: dict, blob: bytes, out_fd: int) -> None:
+    """Entry point in the forked child. Never returns."""
+    status = 0
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        report = lockdown.apply_lockdown(
+            lockdown.Limits(cpu_seconds=int(request["cpu_seconds"]), data_bytes=int(request["memory_mb"]) << 20),
+            readable=request["readable"], keep_fds=[out_fd])
+        out = os.fdopen(out_fd, "wb")
+        chan = Channel(out, int(request["output_bytes"]))
+        chan.send({"type": "hello", "layers": list(report.active), "unavailable": report.unavailable})
+        _serve(request, blob, chan)
+    except BaseException:  # the judge's own failure inside the child
+        status = 70
+    finally:
+        os._exit(status)
+
+
+def _serve(request: dict, blob: bytes, chan: Channel) -> None:
+    args = tuple(request["args"])
+    watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
+    pairs = frozenset(tuple(p) for p in request.get("poison", ()))
+    cases = [(c["id"], wire.decode_tree(c["input"], blob)) for c in request["cases"]]
+
+    recorder = Recorder(pairs)
+    run = Run(request["source"], request["entry"], watched, recorder)
+    loaded = run.load()
+    chan.send({"type": "load", **loaded})
+    if loaded["status"] != "ok":
+        return
+    first_ok = None
+    for case_id, inputs in cases:
+        chan.send({"type": "begin", "case": case_id})
+        result, out, args_after = run.call(inputs, args)
+        trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
+        message = {"type": "case", "case": case_id, **result}
+        chan.send(message, trees)
+        if first_ok is None and message.get("status") == "ok":
+            first_ok = (case_id, inputs)
+    chan.send({"type": "runtime", **recorder.report()})
+
+    if request.get("probe") and first_ok is not None and pairs:
+        chan.send({"type": "begin", "case": "probe"})
+        probe = Run(request["source"], request["entry"], watched, Recorder(pairs, probe=True))
+        if probe.load()["status"] == "ok":
+            result, out, _ = probe.call(first_ok[1], args)
+            chan.send({"type": "probe", "case": first_ok[0], **result}, {"output": out} if result["status"] == "ok" else None)
+    chan.send({"type": "done"})
+    sys.stdout.flush()

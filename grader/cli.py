@@ -1,0 +1,169 @@
+"""The ``grader`` command line. Exit status: 0 accepted, 1 any other verdict,
+2 a usage error, bad input, or the judge's own failure (IE)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .problem import ProblemError, find_problem, problems_root
+
+EXIT_OK, EXIT_VERDICT, EXIT_USAGE = 0, 1, 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _problem(problem_id: str):
+    try:
+        return find_problem(problem_id)
+    except ProblemError as exc:
+        _fail(str(exc))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """JAX Judge: grade JAX submissions, author and validate problems."""
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--problem", "problem_id", required=True, help="Problem id (a folder under problems/).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def grade(file: str, problem_id: str, fmt: str) -> None:
+    """Grade one submission FILE."""
+    from .pipeline import grade as run_grade
+    from .report import render_json, render_text
+    from .sandbox import Sandbox
+    from .submission import SubmissionError, load_submission
+
+    problem = _problem(problem_id)
+    try:
+        sub = load_submission(file)
+    except SubmissionError as exc:
+        _fail(str(exc))
+    with Sandbox() as sandbox:
+        report = run_grade(problem, sub, sandbox).report
+    if fmt == "json":
+        click.echo(render_json(report))
+    else:
+        render_text(report)
+    sys.exit(EXIT_OK if report.verdict == "AC" else EXIT_USAGE if report.verdict == "IE" else EXIT_VERDICT)
+
+
+def _visibility(public: bool, hidden: bool) -> str:
+    if public and hidden:
+        _fail("choose one of --public and --hidden")
+    return "public" if public else "hidden"
+
+
+@main.command("add-case")
+@click.argument("problem_id")
+@click.argument("input_file", type=click.Path(dir_okay=False))
+@click.option("--public", is_flag=True, help="Add a public case (shown in full to submitters).")
+@click.option("--hidden", is_flag=True, help="Add a hidden case (the default).")
+@click.option("--name", default=None, help="Case name (file stem); chosen automatically when absent.")
+def add_case(problem_id: str, input_file: str, public: bool, hidden: bool, name: str | None) -> None:
+    """Validate INPUT_FILE (the input only), compute its expected output and add it as a case."""
+    from .authoring import AuthoringError, add_cases
+    from .sandbox import Sandbox
+
+    visibility = _visibility(public, hidden)
+    problem = _problem(problem_id)
+    if name is not None and not (name.replace("_", "a").replace("-", "a").isalnum() and len(name) <= 64):
+        _fail("--name may hold letters, digits, '_' and '-' only (64 at most)")
+    try:
+        raw = json.loads(Path(input_file).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        _fail(f"{input_file}: no such file")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _fail(f"{input_file}: not a readable JSON file ({exc})")
+    try:
+        with Sandbox() as sandbox:
+            written = add_cases(problem, [(name or Path(input_file).stem, raw)], visibility, sandbox,
+                                exact_names=name is not None)
+    except (AuthoringError, ProblemError) as exc:
+        _fail(str(exc))
+    for case in written:
+        ex = ", ".join(f"{k} at {v:.3f} of tolerance" for k, v in case.oracle_excess.items())
+        click.echo(f"added {visibility} case {case.name} ({case.path}); oracle agreement: {ex}")
+    _report_catches(problem_id, [c.path for c in written])
+
+
+def _report_catches(problem_id: str, paths: list[Path]) -> None:
+    from .validate import wrong_answers_caught
+
+    problem = _problem(problem_id)
+    names = {p.stem for p in paths}
+    caught = wrong_answers_caught(problem, names)
+    if caught is None:
+        return
+    if caught:
+        click.echo("caught by the new case(s): " + ", ".join(caught))
+    else:
+        click.echo("no wrong_answer submission fails on the new case(s)")
+
+
+@main.command()
+@click.argument("problem_id")
+@click.option("--count", type=click.IntRange(1, 1000), required=True)
+@click.option("--seed", type=int, required=True)
+@click.option("--public", is_flag=True)
+@click.option("--hidden", is_flag=True)
+def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool) -> None:
+    """Add COUNT seeded cases from the problem's generator (same seed, same cases)."""
+    from .authoring import AuthoringError, add_cases, generated_inputs
+    from .sandbox import Sandbox
+
+    visibility = _visibility(public, hidden)
+    problem = _problem(problem_id)
+    try:
+        inputs = generated_inputs(problem, count, seed)
+        with Sandbox() as sandbox:
+            written = add_cases(problem, inputs, visibility, sandbox, exact_names=True)
+    except (AuthoringError, ProblemError) as exc:
+        _fail(str(exc))
+    click.echo(f"added {len(written)} {visibility} case(s) to {problem_id}")
+
+
+@main.command("list")
+def list_problems() -> None:
+    """List the problems with title, difficulty and number of cases."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .problem import all_problem_ids, load_problem
+
+    table = Table("id", "title", "difficulty", "public", "hidden", box=None)
+    for pid in all_problem_ids():
+        try:
+            p = load_problem(problems_root() / pid)
+        except ProblemError as exc:
+            table.add_row(pid, f"[red]broken: {exc.detail}[/red]", "", "", "")
+            continue
+        n_pub = len(p.public_cases())
+        table.add_row(pid, p.meta.title, p.meta.difficulty, str(n_pub), str(len(p.cases) - n_pub))
+    Console().print(table)
+
+
+@main.command()
+@click.argument("problem_id")
+def show(problem_id: str) -> None:
+    """Print a problem's statement, rendered for the terminal."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    problem = _problem(problem_id)
+    try:
+        text = problem.statement_path.read_text(encoding="utf-8")
+    except OSError:
+        _fail(f"{problem.statement_path}: missing")
+    Console().print(Markdown(text))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

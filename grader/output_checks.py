@@ -1,0 +1,200 @@
+"""Stage 5: output checks, run in the trusted judge on decoded outputs.
+
+Every check has the same shape, ``check(ctx) -> Finding | None``, and is
+picked by name from ``[checks] output`` in a problem's metadata (DMOJ's
+checker idea). They run in order and the first finding decides the case, so
+a shape error is never reported as a value error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .inputs import JaxInput
+from .problem import Meta, OutputLeaf
+from .trees import dotted
+from .wire import Leaf, Opaque
+
+
+@dataclass(frozen=True)
+class Finding:
+    reason: str  # structure | type | dtype | shape | nan | value | <arg>_mutated
+    message: str
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
+class CheckContext:
+    meta: Meta
+    got: Any  # decoded output tree
+    expected: Any  # plain JSON tree from the case file
+    inputs: dict  # typed inputs (JaxInput leaves) as sent to the child
+    args_after: Any  # decoded arguments after the call
+    dims: dict[str, int]
+    worst: dict = field(default_factory=dict)  # filled by the value check for the report
+
+    def leaf(self, spec: OutputLeaf) -> Any:
+        node = self.got
+        for key in spec.path:
+            node = node[key]
+        return node
+
+    def expected_leaf(self, spec: OutputLeaf) -> np.ndarray:
+        node = self.expected
+        for key in spec.path:
+            node = node[key]
+        return np.asarray(node, dtype=np.float64)
+
+    def shape(self, spec: OutputLeaf) -> tuple[int, ...]:
+        return tuple(d if isinstance(d, int) else self.dims[d] for d in spec.shape)
+
+
+Check = Callable[[CheckContext], "Finding | None"]
+CHECKS: dict[str, Check] = {}
+
+
+def register(name: str) -> Callable[[Check], Check]:
+    def deco(fn: Check) -> Check:
+        CHECKS[name] = fn
+        return fn
+    return deco
+
+
+def _describe(node: Any) -> str:
+    if isinstance(node, dict):
+        return "dict"
+    if isinstance(node, Leaf):
+        return {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}.get(node.cls, f"Python {node.cls}")
+    if isinstance(node, Opaque):
+        return node.type_name
+    return type(node).__name__
+
+
+def _structure(spec: Any, got: Any, path: tuple[str, ...]) -> Finding | None:
+    if not isinstance(got, dict):
+        return Finding("structure", f"'{dotted(path)}' should be a dict with keys {sorted(spec)}, got {_describe(got)}")
+    missing, extra = sorted(set(spec) - set(got)), sorted(set(got) - set(spec))
+    if missing or extra:
+        parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
+        where = "the result" if not path else f"'{dotted(path)}'"
+        return Finding("structure", f"{where} has the wrong keys: {', '.join(parts)}")
+    for key, sub in spec.items():
+        if isinstance(sub, dict) and "dtype" not in sub:
+            found = _structure(sub, got[key], path + (key,))
+            if found:
+                return found
+    return None
+
+
+@register("structure")
+def check_structure(ctx: CheckContext) -> Finding | None:
+    return _structure(ctx.meta.output_tree, ctx.got, ())
+
+
+@register("type")
+def check_type(ctx: CheckContext) -> Finding | None:
+    for spec in ctx.meta.outputs:
+        node = ctx.leaf(spec)
+        want = {"jax": ("jax",), "numpy": ("numpy",), "any": ("jax", "numpy", "npscalar", "float", "int", "bool")}[spec.container]
+        if not isinstance(node, Leaf) or node.cls not in want:
+            expected = {"jax": "a JAX array", "numpy": "a NumPy array", "any": "a number or array"}[spec.container]
+            return Finding("type", f"'{dotted(spec.path)}' should be {expected}, got {_describe(node)}")
+    return None
+
+
+@register("dtype")
+def check_dtype(ctx: CheckContext) -> Finding | None:
+    for spec in ctx.meta.outputs:
+        node = ctx.leaf(spec)
+        if node.dtype != spec.dtype:
+            return Finding("dtype", f"'{dotted(spec.path)}' should have dtype {spec.dtype}, got {node.dtype}")
+    return None
+
+
+@register("shape")
+def check_shape(ctx: CheckContext) -> Finding | None:
+    for spec in ctx.meta.outputs:
+        node, want = ctx.leaf(spec), ctx.shape(spec)
+        if tuple(node.array.shape) != want:
+            return Finding("shape", f"'{dotted(spec.path)}' should have shape {want}, got {tuple(node.array.shape)}")
+    return None
+
+
+@register("finite")
+def check_finite(ctx: CheckContext) -> Finding | None:
+    for spec in ctx.meta.outputs:
+        arr = ctx.leaf(spec).array
+        if arr.dtype.kind in "fc" or arr.dtype.name == "bfloat16":
+            bad = ~np.isfinite(arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64))
+            if bad.any():
+                where = [list(map(int, ix)) for ix in np.argwhere(bad)[:5]]
+                return Finding("nan", f"'{dotted(spec.path)}' holds {int(bad.sum())} NaN or infinite value(s)",
+                               {"leaf": dotted(spec.path), "positions": where})
+    return None
+
+
+def compare(spec: OutputLeaf, got: np.ndarray, expected: np.ndarray) -> dict:
+    """Worst element by error relative to the tolerance (``excess`` <= 1 passes)."""
+    g = got.astype(np.float64)
+    err = np.abs(g - expected)
+    allowed = spec.atol + spec.rtol * np.abs(expected)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        excess = np.where(allowed > 0, err / np.where(allowed > 0, allowed, 1), np.where(err > 0, np.inf, 0.0))
+    if excess.size == 0:
+        return {"excess": 0.0}
+    i = int(np.argmax(excess))
+    ix = tuple(int(v) for v in np.unravel_index(i, excess.shape))
+    e, v = float(expected.flat[i]), float(g.flat[i])
+    return {"leaf": dotted(spec.path), "index": list(ix), "expected": e, "got": v, "abs_err": float(err.flat[i]),
+            "rel_err": float(err.flat[i] / abs(e)) if e else None, "atol": spec.atol, "rtol": spec.rtol,
+            "excess": float(excess.flat[i])}
+
+
+@register("value")
+def check_value(ctx: CheckContext) -> Finding | None:
+    worst: dict = {"excess": 0.0}
+    failing = None
+    for spec in ctx.meta.outputs:
+        cmp = compare(spec, ctx.leaf(spec).array, ctx.expected_leaf(spec))
+        if cmp["excess"] >= worst["excess"]:
+            worst = cmp
+        if cmp["excess"] > 1 and failing is None:
+            failing = cmp
+    ctx.worst = worst
+    if failing:
+        return Finding("value", f"'{failing['leaf']}' is off at index {tuple(failing['index'])}: expected "
+                       f"{failing['expected']:.9g}, got {failing['got']:.9g} (abs err {failing['abs_err']:.3g}, "
+                       f"tolerance atol={failing['atol']:g} rtol={failing['rtol']:g})", failing)
+    return None
+
+
+def _same(before: Any, after: Any) -> bool:
+    if isinstance(before, dict):
+        return isinstance(after, dict) and set(before) == set(after) and all(_same(before[k], after[k]) for k in before)
+    if isinstance(before, JaxInput):
+        return (isinstance(after, Leaf) and after.cls == "jax" and after.array.dtype == before.array.dtype
+                and after.array.shape == before.array.shape
+                and np.array_equal(after.array, before.array, equal_nan=True))
+    if isinstance(before, float):
+        return isinstance(after, Leaf) and after.cls == "float" and after.array.item() == before
+    return isinstance(after, Leaf) and after.array.item() == before
+
+
+@register("inputs_unchanged")
+def check_inputs_unchanged(ctx: CheckContext) -> Finding | None:
+    if ctx.args_after is None:
+        return None
+    for name in ctx.meta.entry.args:
+        if not _same(ctx.inputs[name], ctx.args_after.get(name)):
+            return Finding(f"{name}_mutated", f"the argument '{name}' was modified by the call; leave inputs unchanged")
+    return None
+
+
+def run_checks(ctx: CheckContext, names: tuple[str, ...]) -> Finding | None:
+    for name in names:
+        found = CHECKS[name](ctx)
+        if found:
+            return found
+    return None

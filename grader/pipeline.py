@@ -1,0 +1,142 @@
+"""The grading pipeline, stage by stage:
+problem -> submission -> static checks -> sandbox run -> output checks -> verdict -> report."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from . import policy
+from .inputs import check_input, typed_input
+from .instrument import WATCHED_BY_DEFAULT
+from .output_checks import CheckContext, Finding, run_checks
+from .problem import Case, Problem
+from .report import CaseReport, Report, hidden_view, lines
+from .runtime_checks import check_runtime, poison_pairs
+from .sandbox import CaseRun, Request, RunResult, Sandbox
+from .static_checks import CheckResult, check_source
+from .submission import Submission
+from .verdict import RUN_STATUS, Outcome, Verdict, first_failure
+from .wire import to_plain
+
+
+@dataclass
+class Graded:
+    report: Report
+    run: RunResult | None
+
+
+def static_stage(sub: Submission, problem: Problem) -> list[CheckResult]:
+    meta = problem.meta
+    if sub.syntax_error:
+        return [CheckResult("syntax", False, sub.syntax_error, "CE")]
+    checks = [CheckResult("syntax", True, "the file parses")]
+    errors = policy.restricted_errors(sub.source)
+    checks.append(CheckResult("language policy", not errors, "; ".join(errors) or "within the allowed subset", "CE"))
+    defined = meta.entry.name in _top_level_names(sub.tree)
+    checks.append(CheckResult("entry point", defined,
+                              f"defines {meta.entry.name}" if defined else
+                              f"no top-level function named '{meta.entry.name}'", "CE"))
+    return checks + check_source(sub.tree, meta.requirements)
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Request:
+    meta = problem.meta
+    lim = meta.limits
+    req = meta.requirements
+    return Request(
+        source=sub.source, entry=meta.entry.name, args=meta.entry.args,
+        cases=[(c.id, typed_input(meta, c.input)) for c in cases],
+        time_seconds=lim.time_seconds, load_seconds=lim.load_seconds, memory_mb=lim.memory_mb,
+        output_kb=lim.output_kb,
+        watch=tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
+        poison=poison_pairs(req), probe=bool(req.depends and req.nest))
+
+
+def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> CaseReport:
+    meta = problem.meta
+    got = None
+    finding: Finding | None = None
+    worst = None
+    if run.status == "ok":
+        ctx = CheckContext(meta, run.output, case.expected, typed_input(meta, case.input), run.args_after,
+                           check_input(meta, case.input))
+        finding = run_checks(ctx, meta.output_checks)
+        worst = ctx.worst or None
+        got = to_plain(run.output)
+        outcome = Outcome(Verdict.WA, finding.reason, finding.message) if finding else Outcome(Verdict.AC, "", "passed")
+    elif run.status == "not_run":
+        outcome = Outcome(Verdict.AC, "not_run", "not run (an earlier case failed)")
+    else:
+        status = run.status
+        if status == "crash" and exit_info.get("maxrss_kb", 0) * 1024 >= 0.8 * (memory_mb << 20):
+            status = "mle"
+        verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
+        err = run.error or {}
+        where = f" (line {err['line']})" if err.get("line") else ""
+        message = {"timeout": f"no result within {meta.limits.time_seconds:g} s",
+                   "mle": f"memory limit of {meta.limits.memory_mb} MB exceeded",
+                   "ole": f"output larger than {meta.limits.output_kb} KB"}.get(status, "")
+        outcome = Outcome(verdict, reason, message or (err.get("message", "") + where) or f"process ended ({exit_info})")
+    report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
+                        outcome.reason, outcome.message, run.time_ms)
+    if case.hidden:
+        return hidden_view(report)
+    report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
+    report.stdout = run.stdout or None
+    return report
+
+
+def _case_outcome(c: CaseReport) -> Outcome:
+    if c.verdict in ("--", Verdict.AC.value):
+        return Outcome(Verdict.AC)
+    return Outcome(Verdict(c.verdict), c.reason, f"case {c.id}: {c.message}")
+
+
+def _checks_outcome(checks: list[CheckResult]) -> Outcome:
+    for c in checks:
+        if not c.passed:
+            return Outcome(Verdict(c.verdict), "requirement" if c.verdict == "RJ" else "compile", c.message)
+    return Outcome(Verdict.AC)
+
+
+def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case] | None = None) -> Graded:
+    cases = problem.cases if cases is None else cases
+    static = static_stage(sub, problem)
+    base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases))
+    pre = first_failure([_checks_outcome([c for c in static if c.verdict == "CE"]),
+                         _checks_outcome([c for c in static if c.verdict == "RJ"])])
+    if pre.verdict is not Verdict.AC:
+        return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
+                             message=pre.message, **base), None)
+
+    run = sandbox.run(make_request(sub, problem, cases))
+    sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
+    if run.judge_error:
+        return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
+                             sandbox=sandbox_info, **base), run)
+    runtime = check_runtime(run, problem.meta.requirements)
+    case_reports = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
+    load = Outcome(Verdict.AC)
+    if run.load_status != "ok":
+        verdict, reason = RUN_STATUS.get(run.load_status, (Verdict.RE, "crash"))
+        err = run.load_error or {}
+        msg = {"no_entry": f"the module defines no callable '{problem.meta.entry.name}'",
+               "timeout": f"loading the module took longer than {problem.meta.limits.load_seconds:g} s"}.get(
+            run.load_status, f"while loading the module: {err.get('message', run.load_status)}"
+            + (f" (line {err['line']})" if err.get("line") else ""))
+        load = Outcome(verdict, reason, msg)
+    overall = first_failure([load, _checks_outcome(runtime), *map(_case_outcome, case_reports)])
+    passed = sum(1 for c in case_reports if c.verdict == Verdict.AC.value)
+    report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
+                    message=overall.message, runtime_checks=lines(runtime), cases=case_reports, passed=passed,
+                    sandbox=sandbox_info, stdout=run.load_stdout, **{k: v for k, v in base.items()})
+    return Graded(report, run)
+

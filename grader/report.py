@@ -1,0 +1,131 @@
+"""Stage 7: the verdict report, as typed data and in its output formats.
+
+Hidden cases are reduced here, in one place, to id, verdict, reason code and
+a stock sentence: never their inputs, expected values, or what the submission
+printed or raised on them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .static_checks import CheckResult
+from .verdict import Verdict
+
+# The only words a hidden case may carry, keyed by reason code.
+HIDDEN_MESSAGES = {
+    "": "passed", "value": "wrong value", "nan": "output holds NaN or infinity", "dtype": "wrong dtype",
+    "shape": "wrong shape", "structure": "wrong output structure", "type": "wrong output type",
+    "exception": "runtime error", "crash": "the process crashed", "memory": "memory limit exceeded",
+    "time": "time limit exceeded", "output_size": "output limit exceeded", "not_run": "not run",
+}
+
+
+@dataclass
+class CheckLine:
+    name: str
+    passed: bool
+    message: str
+
+
+@dataclass
+class CaseReport:
+    id: str
+    visibility: str
+    verdict: str
+    reason: str
+    message: str
+    time_ms: float | None
+    input: Any = None
+    expected: Any = None
+    got: Any = None
+    worst: dict | None = None
+    stdout: str | None = None
+
+
+@dataclass
+class Report:
+    problem: str
+    submission: str
+    verdict: str
+    verdict_title: str
+    reason: str
+    message: str
+    static_checks: list[CheckLine] = field(default_factory=list)
+    runtime_checks: list[CheckLine] = field(default_factory=list)
+    cases: list[CaseReport] = field(default_factory=list)
+    passed: int = 0
+    total: int = 0
+    sandbox: dict = field(default_factory=dict)
+    stdout: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def lines(checks: list[CheckResult]) -> list[CheckLine]:
+    return [CheckLine(c.name, c.passed, c.message) for c in checks]
+
+
+def hidden_view(case: CaseReport) -> CaseReport:
+    reason = case.reason
+    message = HIDDEN_MESSAGES.get(reason, "an input was modified" if reason.endswith("_mutated") else "failed")
+    return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms)
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, allow_nan=False, default=str)
+
+
+def _fmt(value: Any, limit: int = 400) -> str:
+    text = json.dumps(value, separators=(", ", ": "), default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def render_text(report: Report, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    con = console or Console(highlight=False)
+    ok = report.verdict == Verdict.AC.value
+    style = "bold green" if ok else "bold red"
+    con.print(Text.assemble((f"{report.verdict} ", style), (report.verdict_title, style),
+                            f"  {report.problem}  {report.submission}"))
+    if report.message:
+        con.print(f"  {report.message}")
+    if report.total:
+        con.print(f"  {report.passed}/{report.total} cases passed")
+    for check in report.static_checks + report.runtime_checks:
+        mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
+        if not check.passed or con.is_terminal:
+            con.print(f"  {mark} {check.name}: {check.message}")
+    if report.cases:
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        for col in ("case", "", "verdict", "reason", "time ms", "message"):
+            table.add_column(col)
+        for case in report.cases:
+            t = f"{case.time_ms:.1f}" if case.time_ms is not None else "-"
+            table.add_row(case.id, case.visibility, case.verdict, case.reason or "", t, case.message)
+        con.print(table)
+    for case in report.cases:
+        if case.visibility != "public" or case.verdict == Verdict.AC.value or case.input is None:
+            continue
+        con.print(f"\n[bold]{case.id}[/bold] ({case.verdict}, {case.reason}): {case.message}")
+        con.print(f"  input:    {_fmt(case.input)}")
+        if case.expected is not None:
+            con.print(f"  expected: {_fmt(case.expected)}")
+        if case.got is not None:
+            con.print(f"  got:      {_fmt(case.got)}")
+        if case.worst and case.worst.get("leaf"):
+            w = case.worst
+            rel = f"{w['rel_err']:.3g}" if w.get("rel_err") is not None else "-"
+            con.print(f"  worst:    {w['leaf']}{w['index']}: expected {w['expected']:.9g}, got {w['got']:.9g}, "
+                      f"abs err {w['abs_err']:.3g}, rel err {rel} (atol {w['atol']:g}, rtol {w['rtol']:g})")
+        if case.stdout:
+            con.print(f"  printed:  {_fmt(case.stdout, 600)}")
+    layers = report.sandbox.get("layers") or []
+    if layers or report.sandbox.get("unavailable"):
+        missing = ", ".join(f"{k} ({v})" for k, v in report.sandbox.get("unavailable", {}).items())
+        con.print(f"\n  sandbox layers: {', '.join(layers)}" + (f"; unavailable: {missing}" if missing else ""))

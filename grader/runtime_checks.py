@@ -1,0 +1,95 @@
+"""Stage 4c: requirement checks on what the submission did while it ran.
+
+The child records which watched callables were invoked and how the traced
+functions nested (``instrument``); the probe reran one case with the outer
+transform's results poisoned. Here, in the trusted judge, those records are
+held against the problem's ``[requirements]``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .problem import Requirements
+from .sandbox import RunResult
+from .static_checks import CheckResult
+from .trees import Path_
+from .wire import Leaf
+
+
+def _is_subsequence(needle: tuple[str, ...], hay: list[str]) -> bool:
+    it = iter(hay)
+    return all(any(x == y for y in it) for x in needle)
+
+
+def _lines(calls: dict, name: str) -> str:
+    lines = [line for line in calls.get(name, []) if type(line) is int]
+    return f" (called at line {', '.join(map(str, lines[:5]))})" if lines else ""
+
+
+def _leaf(tree, path: Path_):
+    for key in path:
+        if not isinstance(tree, dict) or key not in tree:
+            return None
+        tree = tree[key]
+    return tree if isinstance(tree, Leaf) else None
+
+
+def poison_pairs(req: Requirements) -> tuple[tuple[str, str], ...]:
+    """The (outer, inner) transform pairs whose composition outputs must depend on."""
+    return tuple((n[0], n[-1]) for n in req.nest)
+
+
+def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
+    if run.runtime is None:
+        return []
+    calls = run.runtime.get("calls", {}) if isinstance(run.runtime.get("calls"), dict) else {}
+    nests = [list(map(str, n)) for n in run.runtime.get("nests", []) if isinstance(n, list)]
+    results: list[CheckResult] = []
+    for name in req.calls:
+        ok = name in calls
+        results.append(CheckResult(
+            f"calls {name}", ok, f"{name} was called{_lines(calls, name)}" if ok else
+            f"{name} is in the code but was never called while it ran (dead code, or an unused helper?)"))
+    for rule in req.nest:
+        ok = any(_is_subsequence(tuple(rule), stack) for stack in nests)
+        outer, inner = rule[0], rule[-1]
+        if ok:
+            msg = f"{outer} was applied to a function that calls {inner}"
+        elif outer in calls:
+            msg = (f"{outer} was called{_lines(calls, outer)} but never on a function that calls {inner}; "
+                   f"expected {outer}({inner}(...))")
+        else:
+            msg = f"expected {outer} applied to a function built with {inner}; {outer} was never called"
+        results.append(CheckResult(f"{' of '.join(rule)}", ok, msg))
+    for name in req.forbid:
+        ok = name not in calls
+        results.append(CheckResult(f"never calls {name}", ok,
+                                   "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"))
+    results.extend(_dependence(run, req))
+    return results
+
+
+def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
+    if not req.depends or not req.nest:
+        return []
+    probe = run.probe
+    base = run.cases.get(probe.id) if probe is not None else None
+    if probe is None or base is None or base.status != "ok":
+        return []  # nothing ran cleanly to compare; the case verdicts speak instead
+    outer, inner = req.nest[0][0], req.nest[0][-1]
+    if probe.status != "ok":
+        return [CheckResult("results come from the transforms", True,
+                            f"poisoning {outer}({inner}(...)) changed the outcome ({probe.status})")]
+    unchanged = []
+    for dotted_path in req.depends:
+        path = tuple(dotted_path.split("."))
+        a, b = _leaf(base.output, path), _leaf(probe.output, path)
+        if a is not None and b is not None and a.array.shape == b.array.shape and \
+                np.array_equal(a.array, b.array, equal_nan=True):
+            unchanged.append(dotted_path)
+    ok = not unchanged
+    return [CheckResult(
+        "results come from the transforms", ok,
+        f"every required output depends on {outer}({inner}(...))" if ok else
+        f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {outer}({inner}(...)) was "
+        f"replaced by NaN: the output is computed some other way, and the transform call is a decoy")]

@@ -1,0 +1,202 @@
+"""Stage 4: run a submission on case inputs, out of process (trusted side).
+
+``Sandbox`` owns one zygote process (see ``zygote.py``) and turns a request
+into a ``RunResult`` of per-case outcomes. It decodes every frame with the
+defensive decoder in ``wire`` and never imports JAX itself, so the judge's
+own interpreter holds no JAX state a submission could reach.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import lockdown, wire
+from .inputs import JaxInput
+
+_SIGNAL_TLE = {signal.SIGXCPU, signal.SIGKILL}
+
+
+@dataclass
+class CaseRun:
+    id: str
+    status: str = "not_run"  # ok | error | mle | ole | timeout | crash | bad_output | not_run
+    time_ms: float | None = None
+    output: Any = None
+    args_after: Any = None
+    error: dict | None = None
+    stdout: str = ""
+
+
+@dataclass
+class RunResult:
+    load_status: str = "not_run"  # ok | error | mle | no_entry | timeout | crash | not_run
+    load_error: dict | None = None
+    load_stdout: str = ""
+    layers: list[str] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    cases: dict[str, CaseRun] = field(default_factory=dict)
+    runtime: dict | None = None
+    probe: CaseRun | None = None
+    exit: dict = field(default_factory=dict)
+    judge_error: str | None = None
+
+
+@dataclass
+class Request:
+    source: str
+    entry: str
+    args: tuple[str, ...]
+    cases: list[tuple[str, Any]]  # (id, typed input)
+    time_seconds: float
+    load_seconds: float
+    memory_mb: int
+    output_kb: int
+    watch: tuple[str, ...] = ()
+    poison: tuple[tuple[str, str], ...] = ()
+    probe: bool = False
+
+    def frame(self) -> tuple[dict, bytes]:
+        packer = wire.Packer(1 << 30, lambda o: ("jax", o.array) if type(o) is JaxInput else None)
+        cases = [{"id": cid, "input": packer.encode(inp)} for cid, inp in self.cases]
+        n = len(self.cases) + 2
+        header = {
+            "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
+            "time_seconds": self.time_seconds, "load_seconds": self.load_seconds,
+            "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
+            "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
+            "watch": list(self.watch), "poison": [list(p) for p in self.poison], "probe": self.probe,
+            "readable": lockdown.default_readable_paths(),
+        }
+        return header, packer.blob()
+
+
+def _package_root() -> str:
+    return str(Path(__file__).resolve().parent.parent)
+
+
+class Sandbox:
+    """One warm zygote; ``run`` is serial. Use several for parallel grading."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH")) if p)
+        env.setdefault("JAX_PLATFORMS", "cpu")
+        env.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+        self.proc = subprocess.Popen([sys.executable, "-m", "grader.zygote"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        header, _ = wire.read_frame(self.proc.stdout, 1 << 20)
+        if header.get("type") != "ready":
+            raise RuntimeError("the sandbox zygote did not start")
+
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except Exception:
+                self.proc.kill()
+            self.proc = None
+
+    def run(self, request: Request) -> RunResult:
+        result = RunResult(cases={cid: CaseRun(cid) for cid, _ in request.cases})
+        try:
+            self.start()
+            header, blob = request.frame()
+            wire.write_frame(self.proc.stdin, header, blob)
+            self._collect(result, request.output_kb * 1024)
+        except (EOFError, OSError, RuntimeError, wire.WireError) as exc:
+            self.close()
+            result.judge_error = f"the sandbox failed: {exc}"
+        return result
+
+    def _collect(self, result: RunResult, cap: int) -> None:
+        current: str | None = None
+        while True:
+            header, blob = wire.read_frame(self.proc.stdout, cap + (2 << 20))
+            kind = header.get("type")
+            if kind == "exit":
+                result.exit = header
+                _finish(result, current, header)
+                return
+            if kind == "hello":
+                result.layers = [str(x) for x in header.get("layers", [])][:20]
+                result.unavailable = {str(k): str(v)[:300] for k, v in dict(header.get("unavailable", {})).items()}
+            elif kind == "load":
+                result.load_status = str(header.get("status"))
+                result.load_error = _error(header)
+                result.load_stdout = str(header.get("stdout", ""))[:20000]
+            elif kind == "begin":
+                current = str(header.get("case"))
+            elif kind == "case" and header.get("case") in result.cases:
+                result.cases[header["case"]] = _case_run(header, blob)
+                current = None
+            elif kind == "runtime":
+                result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", [])}
+            elif kind == "probe":
+                result.probe = _case_run(header, blob)
+                current = None
+
+
+def _error(header: dict) -> dict | None:
+    err = header.get("error")
+    if not isinstance(err, dict):
+        return None
+    line = err.get("line")
+    return {"type": str(err.get("type", ""))[:100], "message": str(err.get("message", ""))[:2000],
+            "line": line if type(line) is int else None}
+
+
+def _case_run(header: dict, blob: bytes) -> CaseRun:
+    run = CaseRun(str(header.get("case")), str(header.get("status", "crash")))
+    t = header.get("time_ms")
+    run.time_ms = float(t) if type(t) in (int, float) else None
+    run.error = _error(header)
+    run.stdout = str(header.get("stdout", ""))[:20000]
+    if run.status == "ok":
+        try:
+            run.output = wire.decode_tree(header.get("output"), blob)
+            run.args_after = wire.decode_tree(header.get("args"), blob) if "args" in header else None
+        except (wire.WireError, ValueError, TypeError) as exc:
+            run.status, run.output = "bad_output", None
+            run.error = {"type": "WireError", "message": str(exc)[:500], "line": None}
+    return run
+
+
+def _finish(result: RunResult, current: str | None, exit_info: dict) -> None:
+    """Attribute a kill or crash to the phase or case that was running."""
+    killed, sig, code = exit_info.get("killed"), exit_info.get("signal"), exit_info.get("code")
+    if killed is None and sig is None and code == 0:
+        return
+    if killed == "timeout" or sig in _SIGNAL_TLE:
+        status = "timeout"
+    elif killed == "ole":
+        status = "ole"
+    elif code == 70:
+        result.judge_error = "the sandboxed child failed before running the submission"
+        return
+    else:
+        status = "crash"
+    if result.load_status == "not_run":
+        result.load_status = status
+    elif current == "probe":
+        result.probe = CaseRun("probe", status)
+    elif current in result.cases:
+        result.cases[current].status = status
