@@ -122,7 +122,10 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
                              sandbox=sandbox_info, **base), run)
-    runtime = check_runtime(run, problem.meta.requirements)
+    # Runtime requirements are judged on evidence from runs that completed; a submission
+    # that crashes on every case is told about the crash, not about its transforms.
+    completed = any(c.status == "ok" for c in run.cases.values())
+    runtime = check_runtime(run, problem.meta.requirements) if completed else []
     case_reports = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
     load = Outcome(Verdict.AC)
     if run.load_status != "ok":

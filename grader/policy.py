@@ -281,7 +281,7 @@ def make_import(table: ModuleTable) -> Callable:
 _BUILTIN_NAMES = """abs all any bool callable chr dict divmod enumerate filter float frozenset int isinstance
     issubclass iter len list map max min next ord pow range repr reversed round set slice sorted str sum tuple zip
     ArithmeticError AssertionError AttributeError Exception FloatingPointError IndexError KeyError LookupError
-    NotImplementedError OverflowError RuntimeError StopIteration TypeError ValueError ZeroDivisionError
+    NotImplementedError OverflowError RuntimeError StopIteration SystemExit TypeError ValueError ZeroDivisionError
     True False None""".split()
 
 

@@ -242,7 +242,19 @@ def to_plain(tree: Any) -> Any:
     if isinstance(tree, (list, tuple)):
         return [to_plain(v) for v in tree]
     if isinstance(tree, Leaf):
-        return tree.array.tolist()
+        return _json_numbers(tree.array.astype(np.float64).tolist() if tree.array.dtype.name == "bfloat16"
+                             else tree.array.tolist())
     if isinstance(tree, Opaque):
         return f"<{tree.type_name}>"
     return tree
+
+
+def _json_numbers(value: Any) -> Any:
+    """Non-finite floats as the strings JSON readers know ("NaN", "Infinity", "-Infinity")."""
+    if isinstance(value, list):
+        return [_json_numbers(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, complex):
+        return [_json_numbers(value.real), _json_numbers(value.imag)]
+    return value
