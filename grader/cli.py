@@ -130,6 +130,41 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
     click.echo(f"added {len(written)} {visibility} case(s) to {problem_id}")
 
 
+@main.command()
+@click.argument("problem_ids", nargs=-1)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Sandboxes grading submissions in parallel.")
+@click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
+def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -> None:
+    """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
+    from rich.console import Console
+
+    from .problem import NAME_RE, all_problem_ids
+    from .sandbox import Pool
+    from .validate import validate_problem
+
+    con = Console(highlight=False, soft_wrap=True)
+    ids = list(problem_ids) or all_problem_ids()
+    if not ids:
+        _fail(f"no problems under {problems_root()}")
+    for pid in ids:
+        if not NAME_RE.match(pid) or not (problems_root() / pid).is_dir():
+            _fail(f"{pid}: no such problem under {problems_root()}")
+    failed = 0
+    with Pool(workers) as pool:
+        for pid in ids:
+            con.print(f"[bold]{pid}[/bold]")
+            _, findings = validate_problem(problems_root() / pid, pool, not no_submissions)
+            for f in findings:
+                mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "warn": "[yellow]WARN[/yellow]"}[f.status]
+                con.print(f"  {mark} {f.check}: {f.message}")
+            bad = sum(1 for f in findings if f.status == "fail")
+            failed += bad > 0
+            con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")
+    con.print(f"{len(ids) - failed}/{len(ids)} problem(s) valid")
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
 @main.command("list")
 def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""

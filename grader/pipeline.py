@@ -23,6 +23,7 @@ from .wire import to_plain
 class Graded:
     report: Report
     run: RunResult | None
+    excess: dict[str, float] | None = None  # case id -> worst error / tolerance (cases that got that far)
 
 
 def static_stage(sub: Submission, problem: Problem) -> list[CheckResult]:
@@ -60,7 +61,8 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Reques
         poison=poison_pairs(req), probe=bool(req.depends and req.nest))
 
 
-def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> CaseReport:
+def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int,
+               exit_info: dict) -> tuple[CaseReport, float | None]:
     meta = problem.meta
     got = None
     finding: Finding | None = None
@@ -87,11 +89,12 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         outcome = Outcome(verdict, reason, message or (err.get("message", "") + where) or f"process ended ({exit_info})")
     report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
                         outcome.reason, outcome.message, run.time_ms)
+    excess = worst.get("excess") if worst else None
     if case.hidden:
-        return hidden_view(report)
+        return hidden_view(report), excess
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
     report.stdout = run.stdout or None
-    return report
+    return report, excess
 
 
 def _case_outcome(c: CaseReport) -> Outcome:
@@ -126,7 +129,9 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
     # that crashes on every case is told about the crash, not about its transforms.
     completed = any(c.status == "ok" for c in run.cases.values())
     runtime = check_runtime(run, problem.meta.requirements) if completed else []
-    case_reports = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
+    judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
+    case_reports = [r for r, _ in judged]
+    excess = {c.id: e for c, (_, e) in zip(cases, judged) if e is not None}
     load = Outcome(Verdict.AC)
     if run.load_status != "ok":
         verdict, reason = RUN_STATUS.get(run.load_status, (Verdict.RE, "crash"))
@@ -141,5 +146,5 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
                     message=overall.message, runtime_checks=lines(runtime), cases=case_reports, passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, **{k: v for k, v in base.items()})
-    return Graded(report, run)
+    return Graded(report, run, excess)
 

@@ -97,6 +97,7 @@ class Meta:
     outputs: tuple[OutputLeaf, ...]
     output_checks: tuple[str, ...] = DEFAULT_OUTPUT_CHECKS
     oracles: tuple[str, ...] = ("oracle",)
+    invariants: tuple[str, ...] = ()  # oracle.py functions returning (ok, message) per case input
     input_tree: Any = None  # nested dict skeleton of the input spec
     output_tree: Any = None
 
@@ -153,7 +154,7 @@ _TABLE_KEYS = {
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
     "requirements": {"calls", "nest", "forbid", "depends", "vectorized"},
     "checks": {"output"},
-    "oracles": {"functions"},
+    "oracles": {"functions", "invariants"},
 }
 _INPUT_LEAF_KEYS = {"kind", "dtype", "shape", "min", "max"}
 _OUTPUT_LEAF_KEYS = {"dtype", "shape", "atol", "rtol", "container"}
@@ -277,9 +278,15 @@ def parse_meta(data: dict, file: Path) -> Meta:
     for name in checks:
         if name not in CHECKS:
             raise ProblemError(file, f"'checks.output' names unknown check '{name}' (known: {', '.join(CHECKS)})")
-    oracles = tuple(data.get("oracles", {}).get("functions", ("oracle",)))
+    oracle_t = data.get("oracles", {})
+    for key in ("functions", "invariants"):
+        if not (isinstance(oracle_t.get(key, []), list) and all(isinstance(v, str) for v in oracle_t.get(key, []))):
+            raise ProblemError(file, f"'oracles.{key}' must be a list of function names")
+    oracles = tuple(oracle_t.get("functions", ("oracle",)))
+    if not oracles:
+        raise ProblemError(file, "'oracles.functions' names no oracle")
     return Meta(title, difficulty, tags, entry, limits, requirements, dims, tuple(inputs), tuple(outputs),
-                checks, oracles, in_tree, out_tree)
+                checks, oracles, tuple(oracle_t.get("invariants", ())), in_tree, out_tree)
 
 
 # ------------------------------------------------------------------- cases

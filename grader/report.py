@@ -88,7 +88,7 @@ def render_text(report: Report, console=None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    con = console or Console(highlight=False)
+    con = console or Console(highlight=False, soft_wrap=True)
     ok = report.verdict == Verdict.AC.value
     style = "bold green" if ok else "bold red"
     con.print(Text.assemble((f"{report.verdict} ", style), (report.verdict_title, style),

@@ -200,3 +200,42 @@ def _finish(result: RunResult, current: str | None, exit_info: dict) -> None:
         result.probe = CaseRun("probe", status)
     elif current in result.cases:
         result.cases[current].status = status
+
+
+class Pool:
+    """Several warm zygotes shared by worker threads: ``map`` grades in parallel,
+    each job holding one sandbox at a time. Zygotes start lazily, in parallel."""
+
+    def __init__(self, workers: int) -> None:
+        import queue
+
+        self.workers = max(1, workers)
+        self.free: "queue.Queue[Sandbox]" = queue.Queue()
+        for _ in range(self.workers):
+            self.free.put(Sandbox())
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        while not self.free.empty():
+            self.free.get().close()
+
+    def submit_all(self, fn, items):
+        """Yield ``fn(sandbox, item)`` results as they complete (unordered)."""
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        def job(item):
+            box = self.free.get()
+            try:
+                return fn(box, item)
+            finally:
+                self.free.put(box)
+
+        with ThreadPoolExecutor(self.workers) as ex:
+            futures = [ex.submit(job, item) for item in items]
+            for fut in as_completed(futures):
+                yield fut.result()

@@ -1,0 +1,54 @@
+"""Shared fixtures. Grading needs warm zygotes; one pool serves the whole session."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEMS = ROOT / "problems"
+SUBMISSIONS = ROOT / "submissions"
+P1 = "per_example_grad_clipping"
+
+
+@pytest.fixture(scope="session")
+def pool():
+    from grader.sandbox import Pool
+
+    with Pool(2) as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def problem1():
+    from grader.problem import load_problem
+
+    return load_problem(PROBLEMS / P1)
+
+
+@pytest.fixture
+def problem_copy(tmp_path, monkeypatch):
+    """A private copy of problems/ + submissions/ for one problem, made current for the CLI."""
+
+    def make(pid: str = P1, submissions: bool = False) -> Path:
+        shutil.copytree(PROBLEMS / pid, tmp_path / "problems" / pid)
+        (tmp_path / "submissions" / pid).mkdir(parents=True)
+        if submissions:
+            shutil.copytree(SUBMISSIONS / pid, tmp_path / "submissions" / pid, dirs_exist_ok=True)
+        monkeypatch.setenv("JAXJUDGE_PROBLEMS", str(tmp_path / "problems"))
+        return tmp_path / "problems" / pid
+
+    return make
+
+
+def tree_digest(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def grade_source(problem, source: str, box, cases=None):
+    from grader.pipeline import grade
+    from grader.submission import parse_source
+
+    return grade(problem, parse_source(source, "<test>"), box, cases)

@@ -1,0 +1,89 @@
+"""Every file under submissions/<problem>/<verdict>/ gets exactly that verdict and the
+reason code its header names; no report shows hidden data; nothing escapes to disk."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import PROBLEMS, SUBMISSIONS, tree_digest
+
+FILES = sorted(p for p in SUBMISSIONS.glob("*/*/*.py"))
+
+
+def _hidden_numbers(problem) -> set[str]:
+    """Distinctive renderings of hidden input values (six or more significant digits)."""
+    out: set[str] = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, float) and len(repr(abs(v)).replace(".", "").lstrip("0")) >= 7:
+            out.update({repr(v), f"{v:.6g}", f"{v:.9g}"})
+
+    for case in problem.cases:
+        if case.hidden:
+            walk(case.input)
+    return out
+
+
+@pytest.fixture(scope="module")
+def graded(pool):
+    from grader.pipeline import grade
+    from grader.problem import load_problem
+    from grader.submission import load_submission
+
+    before_repo = tree_digest(PROBLEMS) | tree_digest(SUBMISSIONS)
+    before_tmp = set(os.listdir("/tmp"))
+    problems = {p.name: load_problem(p) for p in PROBLEMS.iterdir() if (p / "problem.toml").exists()}
+
+    def job(box, path: Path):
+        return path, grade(problems[path.parent.parent.name], load_submission(path), box)
+
+    results = dict(pool.submit_all(job, FILES))
+    return {"results": results, "problems": problems, "repo_unchanged": before_repo == (tree_digest(PROBLEMS) | tree_digest(SUBMISSIONS)),
+            "new_tmp": {n for n in set(os.listdir("/tmp")) - before_tmp if not n.startswith(("pytest-", "tmp"))}}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.name}")
+def test_submission_gets_its_folders_verdict(graded, path):
+    from grader.validate import read_expectation
+
+    exp = read_expectation(path)
+    report = graded["results"][path].report
+    assert report.verdict == exp.verdict.value, f"{report.reason}: {report.message}"
+    if exp.reason:
+        assert report.reason == exp.reason, report.message
+    problem = graded["problems"][path.parent.parent.name]
+    text = json.dumps(report.to_json(), default=str)
+    leaked = [n for n in _hidden_numbers(problem) if n in text]
+    assert not leaked, f"hidden input values in the report: {leaked[:5]}"
+    for case in report.cases:
+        if case.visibility == "hidden":
+            assert case.input is None and case.expected is None and case.got is None and case.stdout is None
+
+
+def test_every_verdict_and_reason_is_covered(graded):
+    seen = {(r.report.verdict, r.report.reason) for p, r in graded["results"].items() if p.parent.parent.name ==
+            "per_example_grad_clipping"}
+    for pair in [("AC", ""), ("WA", "value"), ("WA", "nan"), ("WA", "dtype"), ("WA", "shape"), ("WA", "structure"),
+                 ("WA", "type"), ("WA", "params_mutated"), ("RJ", "requirement"), ("CE", "compile"),
+                 ("RE", "exception"), ("TLE", "time"), ("MLE", "memory"), ("OLE", "output_size")]:
+        assert pair in seen, pair
+
+
+def test_nothing_written_outside_the_sandbox(graded):
+    assert graded["repo_unchanged"]
+    assert not graded["new_tmp"], graded["new_tmp"]
+
+
+def test_accepted_files_pass_every_case(graded):
+    for path, g in graded["results"].items():
+        if path.parent.name == "accepted":
+            assert g.report.passed == g.report.total > 30, path

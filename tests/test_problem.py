@@ -1,0 +1,79 @@
+"""Problem metadata and input validation: a malformed problem or input is named precisely."""
+import pytest
+
+from grader.inputs import InputError, check_input
+from grader.problem import ProblemError, load_problem
+
+
+def edit_toml(root, old, new):
+    path = root / "problem.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('difficulty = "medium"', 'difficulty = "medium"\ncolour = "red"', "unknown key 'colour'"),
+    ("time_seconds = 10.0", "time_second = 10.0", "unknown key 'limits.time_second'"),
+    ('title = "Per-Example Gradient Clipping"\n', "", "missing key 'title'"),
+    ('dtype = "float32"\nshape = ["D"]\natol', 'dtype = "float32"\nshape = ["Q"]\natol', "dimension 'Q'"),
+    ('kind = "float"', 'kind = "complex"', "kind"),
+    ("atol = 1e-5", "atol = -1.0", "atol"),
+    ('depends = ["grads.w"', 'depends = ["grads.z"', "grads.z"),
+    ("[limits]", "[limits\n", "not valid TOML"),
+    ('name = "per_example_grad_clip"', 'name = "not an identifier"', "identifiers"),
+])
+def test_broken_metadata_is_named(problem_copy, old, new, words):
+    root = problem_copy()
+    edit_toml(root, old, new)
+    with pytest.raises(ProblemError) as err:
+        load_problem(root)
+    assert words in str(err.value) and "problem.toml" in str(err.value)
+
+
+def test_broken_case_file_is_named(problem_copy):
+    root = problem_copy()
+    (root / "cases" / "hidden" / "broken.json").write_text("{not json")
+    with pytest.raises(ProblemError, match="broken.json"):
+        load_problem(root)
+
+
+GOOD = {"params": {"w": [1.0, 2.0], "b": 0.5}, "x": [[1.0, 2.0]], "y": [1.0], "max_norm": 1.0}
+
+
+def variant(path, value):
+    import copy
+
+    raw = copy.deepcopy(GOOD)
+    node = raw
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return raw
+
+
+@pytest.mark.parametrize("raw, field", [
+    (variant(["x"], [[1.0, 2.0]] * 9), "x"),
+    (variant(["y"], [1.0] * 2), "y"),
+    (variant(["params", "w"], []), "params.w"),
+    (variant(["max_norm"], 0.0), "max_norm"),
+    (variant(["max_norm"], 101.0), "max_norm"),
+    (variant(["max_norm"], "1.0"), "max_norm"),
+    (variant(["x"], [[float("nan"), 1.0]]), "x"),
+    (variant(["x"], [[1.0, 2.0, 3.0]]), "x"),
+    (variant(["x"], [[1.0], [2.0, 3.0]]), "x"),
+    (variant(["y"], KeyError), "y"),
+    (variant(["params", "extra"], 1.0), "params.extra"),
+    (variant(["x"], [[1e39, 1.0]]), "x"),
+])
+def test_bad_inputs_name_the_field(problem1, raw, field):
+    with pytest.raises(InputError) as err:
+        check_input(problem1.meta, raw)
+    assert err.value.field == field
+
+
+def test_good_input_binds_dims(problem1):
+    assert check_input(problem1.meta, GOOD) == {"D": 2, "N": 1}
