@@ -137,13 +137,12 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
 def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
-    from rich.console import Console
-
     from .problem import NAME_RE, all_problem_ids
+    from .report import make_console
     from .sandbox import Pool
     from .validate import validate_problem
 
-    con = Console(highlight=False, soft_wrap=True)
+    con = make_console()
     ids = list(problem_ids) or all_problem_ids()
     if not ids:
         _fail(f"no problems under {problems_root()}")
@@ -168,10 +167,10 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -
 @main.command("list")
 def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""
-    from rich.console import Console
     from rich.table import Table
 
     from .problem import all_problem_ids, load_problem
+    from .report import make_console
 
     table = Table("id", "title", "difficulty", "public", "hidden", box=None)
     for pid in all_problem_ids():
@@ -182,22 +181,23 @@ def list_problems() -> None:
             continue
         n_pub = len(p.public_cases())
         table.add_row(pid, p.meta.title, p.meta.difficulty, str(n_pub), str(len(p.cases) - n_pub))
-    Console().print(table)
+    make_console().print(table)
 
 
 @main.command()
 @click.argument("problem_id")
 def show(problem_id: str) -> None:
     """Print a problem's statement, rendered for the terminal."""
-    from rich.console import Console
     from rich.markdown import Markdown
+
+    from .report import make_console
 
     problem = _problem(problem_id)
     try:
         text = problem.statement_path.read_text(encoding="utf-8")
     except OSError:
         _fail(f"{problem.statement_path}: missing")
-    Console().print(Markdown(text))
+    make_console().print(Markdown(text))
 
 
 if __name__ == "__main__":  # pragma: no cover

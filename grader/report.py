@@ -83,12 +83,20 @@ def _fmt(value: Any, limit: int = 400) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def render_text(report: Report, console=None) -> None:
+def make_console():
+    """A rich console; off a terminal, wide enough that tables are not folded at 80 columns."""
+    import sys
+
     from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+
+
+def render_text(report: Report, console=None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    con = console or Console(highlight=False, soft_wrap=True)
+    con = console or make_console()
     ok = report.verdict == Verdict.AC.value
     style = "bold green" if ok else "bold red"
     con.print(Text.assemble((f"{report.verdict} ", style), (report.verdict_title, style),

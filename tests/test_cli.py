@@ -1,0 +1,70 @@
+"""The command line contract: exit codes, JSON fields, clear errors for bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SUBMISSIONS
+
+P1 = "per_example_grad_clipping"
+
+
+def grader(*args, cwd=ROOT, env=None):
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_accepted_json_report_and_exit_0():
+    r = grader("grade", str(SUBMISSIONS / P1 / "accepted" / "flat_norm.py"), "--problem", P1, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["verdict"] == "AC" and report["problem"] == P1
+    assert {"problem", "submission", "verdict", "static_checks", "cases"} <= set(report)
+    case = report["cases"][0]
+    assert {"id", "visibility", "verdict", "reason", "message", "time_ms"} <= set(case)
+    assert {c["visibility"] for c in report["cases"]} == {"public", "hidden"}
+    assert all({"name", "passed", "message"} <= set(c) for c in report["static_checks"])
+
+
+def test_wrong_answer_text_report_and_exit_1():
+    r = grader("grade", str(SUBMISSIONS / P1 / "wrong_answer" / "norm_without_bias.py"), "--problem", P1)
+    assert r.returncode == 1
+    assert r.stdout.startswith("WA Wrong Answer")
+    assert "expected:" in r.stdout and "worst:" in r.stdout and "wrong value" in r.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["grade", "nope.py", "--problem", P1], "no such file"),
+    (["grade", "README.md", "--problem", "no_such_problem"], "no such problem"),
+    (["grade", "README.md", "--problem", "../etc"], "problem id"),
+    (["grade", "README.md", "--problem", P1, "--format", "xml"], "Invalid value"),
+    (["grade", "README.md"], "Missing option"),
+    (["validate", "no_such_problem"], "no such problem"),
+    (["generate", P1, "--count", "0", "--seed", "1"], "Invalid value"),
+    (["add-case", P1, "missing.json"], "no such file"),
+])
+def test_usage_errors_exit_2_with_one_message(args, words):
+    r = grader(*args)
+    assert r.returncode == 2
+    assert words in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_binary_submission_is_a_usage_error(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    r = grader("grade", str(bad), "--problem", P1)
+    assert r.returncode == 2 and "UTF-8" in r.stderr
+
+
+def test_list_and_show():
+    r = grader("list")
+    assert r.returncode == 0 and P1 in r.stdout and "medium" in r.stdout
+    r = grader("show", P1)
+    assert r.returncode == 0 and "Per-Example Gradient Clipping" in r.stdout
+
+
+def test_python_dash_m_and_console_script_agree():
+    r = subprocess.run(["grader", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "grade" in r.stdout
