@@ -164,6 +164,27 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
 
+@main.command()
+@click.argument("problem_id")
+def new(problem_id: str) -> None:
+    """Create problems/PROBLEM_ID from a template; then follow `grader validate PROBLEM_ID`."""
+    from .problem import NAME_RE
+    from .scaffold import scaffold
+
+    if not NAME_RE.match(problem_id):
+        _fail("a problem id is lower case letters, digits and underscores")
+    try:
+        folder = scaffold(problems_root(), problem_id)
+    except FileExistsError as exc:
+        _fail(str(exc))
+    click.echo(f"created {folder}\nnext steps:\n"
+               f"  1. edit problem.toml, statement.md, reference.py, oracle.py, generator.py\n"
+               f"  2. grader add-case {problem_id} EXAMPLE.json --public --name example_1\n"
+               f"  3. grader generate {problem_id} --count 20 --seed 1 --hidden\n"
+               f"  4. add submissions/{problem_id}/accepted/*.py and wrong_answer/*.py\n"
+               f"  5. grader validate {problem_id}   (it says what is still missing)")
+
+
 @main.command("list")
 def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""

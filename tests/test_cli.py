@@ -68,3 +68,12 @@ def test_list_and_show():
 def test_python_dash_m_and_console_script_agree():
     r = subprocess.run(["grader", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "grade" in r.stdout
+
+
+def test_new_scaffold_then_validate_explains(tmp_path):
+    (tmp_path / "problems").mkdir()
+    r = grader("new", "toy_problem", cwd=tmp_path)
+    assert r.returncode == 0 and "next steps" in r.stdout
+    assert grader("new", "toy_problem", cwd=tmp_path).returncode == 2
+    v = grader("validate", "toy_problem", cwd=tmp_path)
+    assert v.returncode == 1 and "FAIL cases: no public case" in v.stdout and "PASS metadata" in v.stdout
