@@ -156,6 +156,30 @@ class Run:
         return self.compiled
 
 
+def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
+    """Equations in a jaxpr, sub-programs (scan bodies, branches, calls) included."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += 1
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and depth < 20:
+                    total += _count_eqns(inner, depth + 1)
+    return total
+
+
+def _program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int) -> dict:
+    import jax
+
+    values = _to_jax(inputs)
+    try:
+        closed = jax.make_jaxpr(run.globals[run.entry])(*[values[name] for name in args])
+        return {"size": size, "eqns": _count_eqns(closed.jaxpr)}
+    except BaseException as exc:
+        return {"size": size, "eqns": None, "error": type(exc).__name__}
+
+
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 3)
 
@@ -183,10 +207,10 @@ def main(request: dict, blob: bytes, out_fd: int) -> None:
 def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     args = tuple(request["args"])
     watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
-    pairs = frozenset(tuple(p) for p in request.get("poison", ()))
+    rule = tuple(request.get("poison", ()))
     cases = [(c["id"], wire.decode_tree(c["input"], blob)) for c in request["cases"]]
 
-    recorder = Recorder(pairs)
+    recorder = Recorder(rule)
     run = Run(request["source"], request["entry"], watched, recorder)
     loaded = run.load()
     chan.send({"type": "load", **loaded})
@@ -201,11 +225,15 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
         chan.send(message, trees)
         if first_ok is None and message.get("status") == "ok":
             first_ok = (case_id, inputs)
+    if request.get("size_probe") and first_ok is not None:
+        chan.send({"type": "begin", "case": "sizes"})
+        chan.send({"type": "sizes", "sizes": [_program_size(run, wire.decode_tree(p["input"], blob), args, p["size"])
+                                              for p in request["size_probe"]]})
     chan.send({"type": "runtime", **recorder.report()})
 
-    if request.get("probe") and first_ok is not None and pairs:
+    if request.get("probe") and first_ok is not None and rule:
         chan.send({"type": "begin", "case": "probe"})
-        probe = Run(request["source"], request["entry"], watched, Recorder(pairs, probe=True))
+        probe = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True))
         if probe.load()["status"] == "ok":
             result, out, _ = probe.call(first_ok[1], args)
             chan.send({"type": "probe", "case": first_ok[0], **result}, {"output": out} if result["status"] == "ok" else None)

@@ -145,3 +145,19 @@ def canonical(meta: Meta, raw: Any) -> str:
         return v
 
     return json.dumps(plain(typed_input(meta, raw)), sort_keys=True)
+
+
+def resized(meta: Meta, raw: Any, dim: str, size: int) -> dict:
+    """``raw`` with every axis labelled ``dim`` cycled or cut to ``size`` (values stay valid)."""
+    import copy
+
+    out = copy.deepcopy(raw)
+    for leaf in meta.inputs:
+        if dim not in leaf.shape:
+            continue
+        arr = np.asarray(get_path(raw, leaf.path))
+        for axis, name in enumerate(leaf.shape):
+            if name == dim:
+                arr = np.take(arr, np.arange(size) % arr.shape[axis], axis=axis)
+        set_path(out, leaf.path, arr.tolist())
+    return out

@@ -6,10 +6,10 @@ function handed in is wrapped too, so that while JAX traces it the recorder
 knows which transforms are "open": a ``jax.grad`` function entered while a
 ``jax.vmap`` function runs yields the nesting ``("jax.vmap", "jax.grad")``.
 
-The same wrappers implement the dependence probe: in probe mode the outer
-function of a required nesting poisons its result with NaN whenever the inner
-transform ran inside it. Outputs that stay the same under poisoning were not
-computed from that transform (a decoy call).
+The same wrappers implement the dependence probe: in probe mode the traced
+function of the poisoned transform returns NaN (for a nesting, only when the
+inner transform ran inside it). Outputs that stay the same under poisoning were
+not computed from that transform (a decoy call).
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 
 @dataclass
 class Recorder:
-    poison_pairs: frozenset[tuple[str, str]] = frozenset()
+    poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
     probe: bool = False
     calls: dict[str, list[int]] = field(default_factory=dict)
     nests: set[tuple[str, ...]] = field(default_factory=set)
@@ -78,23 +78,46 @@ def _poison(tree: Any) -> Any:
 
 
 def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
-    inner_names = {inner for outer, inner in rec.poison_pairs if outer == name}
+    rule = rec.poison_rule
+    poisons = rec.probe and bool(rule) and rule[0] == name
+    inner = rule[-1] if len(rule) > 1 else None
 
     @functools.wraps(fun)
     def traced(*args: Any, **kwargs: Any) -> Any:
         rec.stack.append(name)
         rec.nests.add(tuple(rec.stack))
         rec.entered[name] = rec.entered.get(name, 0) + 1
-        before = {n: rec.entered.get(n, 0) for n in inner_names}
+        before = rec.entered.get(inner, 0) if inner else 0
         try:
             out = fun(*args, **kwargs)
         finally:
             rec.stack.pop()
-        if rec.probe and any(rec.entered.get(n, 0) > before[n] for n in inner_names):
+        if poisons and (inner is None or rec.entered.get(inner, 0) > before):
             out = _poison(out)
         return out
 
     return traced
+
+
+def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
+    """custom_vjp/custom_jvp objects: record ``defvjp``/``defjvp`` and trace the rules,
+    so a problem can require that its backward rule really ran under ``jax.grad``."""
+    for method, parts in (("defvjp", ("fwd", "bwd")), ("defjvp", ("jvp",))):
+        real = getattr(obj, method, None)
+        if real is None:
+            continue
+
+        def define(*fns: Any, _real: Callable = real, _method: str = method, _parts: tuple = parts, **kw: Any):
+            rec.note_call(f"{name}.{_method}")
+            fns = tuple(_traced(rec, f"{name}.{part}", f) if callable(f) else f for part, f in zip(_parts, fns)) \
+                + fns[len(_parts):]
+            return _real(*fns, **kw)
+
+        try:
+            object.__setattr__(obj, method, define)
+        except (AttributeError, TypeError):
+            pass
+    return obj
 
 
 def watch(rec: Recorder, name: str, real: Callable) -> Callable:
@@ -109,7 +132,10 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             for key in ("fun", "f", "body_fun", "cond_fun"):
                 if key in kwargs and callable(kwargs[key]):
                     kwargs[key] = _traced(rec, name, kwargs[key])
-        return real(*args, **kwargs)
+        result = real(*args, **kwargs)
+        if name in ("jax.custom_vjp", "jax.custom_jvp"):
+            result = _watch_custom_rule(rec, name, result)
+        return result
 
     return wrapper
 

@@ -6,12 +6,12 @@ import ast
 from dataclasses import dataclass
 
 from . import policy
-from .inputs import check_input, typed_input
+from .inputs import check_input, resized, typed_input
 from .instrument import WATCHED_BY_DEFAULT
 from .output_checks import CheckContext, Finding, run_checks
 from .problem import Case, Problem
 from .report import CaseReport, Report, hidden_view, lines
-from .runtime_checks import check_runtime, poison_pairs
+from .runtime_checks import check_runtime
 from .sandbox import CaseRun, Request, RunResult, Sandbox
 from .static_checks import CheckResult, check_source
 from .submission import Submission
@@ -48,6 +48,25 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
+    """Two inputs that differ only in the batch dims: the first case, cycled to a small
+    and a large batch, so that the traced program sizes can be compared."""
+    meta = problem.meta
+    if not cases:
+        return []
+    raw = cases[0].input
+    small, large = raw, raw
+    for dim in meta.requirements.vectorized:
+        lo, hi = meta.dims[dim]
+        a, b = max(lo, 2), hi
+        if a >= b:
+            return []
+        small, large = resized(meta, small, dim, a), resized(meta, large, dim, b)
+    first = meta.requirements.vectorized[0]
+    return [(check_input(meta, small)[first], typed_input(meta, small)),
+            (check_input(meta, large)[first], typed_input(meta, large))]
+
+
 def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Request:
     meta = problem.meta
     lim = meta.limits
@@ -58,7 +77,8 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Reques
         time_seconds=lim.time_seconds, load_seconds=lim.load_seconds, memory_mb=lim.memory_mb,
         output_kb=lim.output_kb,
         watch=tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
-        poison=poison_pairs(req), probe=bool(req.depends and req.nest))
+        poison=req.poison, probe=bool(req.depends and req.poison),
+        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [])
 
 
 def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int,

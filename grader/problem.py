@@ -75,7 +75,13 @@ class Requirements:
     nest: tuple[tuple[str, ...], ...] = ()
     forbid: tuple[str, ...] = ()
     depends: tuple[str, ...] = ()
-    vectorized: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()  # the transform (or nesting) those outputs must come from
+    vectorized: tuple[str, ...] = ()  # batch dims along which the traced program must not grow
+
+    @property
+    def poison(self) -> tuple[str, ...]:
+        """What the dependence probe poisons: ``depends_on``, else the first nesting rule."""
+        return self.depends_on or (self.nest[0] if self.nest else ())
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,7 @@ _TOP_KEYS = {"title", "difficulty", "tags", "entry", "limits", "requirements", "
 _TABLE_KEYS = {
     "entry": {"name", "args"},
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
-    "requirements": {"calls", "nest", "forbid", "depends", "vectorized"},
+    "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized"},
     "checks": {"output"},
     "oracles": {"functions", "invariants"},
 }
@@ -219,7 +225,7 @@ def parse_meta(data: dict, file: Path) -> Meta:
     limits = Limits(**{k: (int(v) if k in ("memory_mb", "output_kb") else float(v)) for k, v in lim.items()})
 
     req = data.get("requirements", {})
-    for key in ("calls", "forbid", "depends", "vectorized"):
+    for key in ("calls", "forbid", "depends", "depends_on", "vectorized"):
         if not all(isinstance(v, str) for v in req.get(key, [])):
             raise ProblemError(file, f"'requirements.{key}' must be a list of strings")
     nest = req.get("nest", [])
@@ -227,7 +233,7 @@ def parse_meta(data: dict, file: Path) -> Meta:
         raise ProblemError(file, "'requirements.nest' must be a list of lists of at least two call names")
     requirements = Requirements(tuple(req.get("calls", ())), tuple(tuple(n) for n in nest),
                                 tuple(req.get("forbid", ())), tuple(req.get("depends", ())),
-                                tuple(req.get("vectorized", ())))
+                                tuple(req.get("depends_on", ())), tuple(req.get("vectorized", ())))
 
     dims: dict[str, tuple[int, int]] = {}
     for name, rng in _need(data, "dims", dict, "", file).items() if "dims" in data else []:
@@ -269,6 +275,11 @@ def parse_meta(data: dict, file: Path) -> Meta:
         outputs.append(OutputLeaf(path, table["dtype"], _shape(table.get("shape", []), dims, where, file),
                                   float(table.get("atol", 0.0)), float(table.get("rtol", 0.0)), container))
     known = {".".join(o.path) for o in outputs}
+    if requirements.depends and not requirements.poison:
+        raise ProblemError(file, "'requirements.depends' needs 'depends_on' or a 'nest' rule to poison")
+    for dim in requirements.vectorized:
+        if dim not in dims:
+            raise ProblemError(file, f"'requirements.vectorized' names '{dim}', which [dims] does not define")
     for dep in requirements.depends:
         if dep not in known:
             raise ProblemError(file, f"'requirements.depends' names '{dep}', which is not an output leaf")

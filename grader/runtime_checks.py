@@ -34,19 +34,15 @@ def _leaf(tree, path: Path_):
     return tree if isinstance(tree, Leaf) else None
 
 
-def poison_pairs(req: Requirements) -> tuple[tuple[str, str], ...]:
-    """The (outer, inner) transform pairs whose composition outputs must depend on."""
-    return tuple((n[0], n[-1]) for n in req.nest)
-
-
 def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
     if run.runtime is None:
         return []
     calls = run.runtime.get("calls", {}) if isinstance(run.runtime.get("calls"), dict) else {}
     nests = [list(map(str, n)) for n in run.runtime.get("nests", []) if isinstance(n, list)]
     results: list[CheckResult] = []
+    ran = {name for stack in nests for name in stack}  # traced functions that really executed
     for name in req.calls:
-        ok = name in calls
+        ok = name in calls or name in ran
         results.append(CheckResult(
             f"calls {name}", ok, f"{name} was called{_lines(calls, name)}" if ok else
             f"{name} is in the code but was never called while it ran (dead code, or an unused helper?)"))
@@ -66,20 +62,36 @@ def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
         results.append(CheckResult(f"never calls {name}", ok,
                                    "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"))
     results.extend(_dependence(run, req))
+    results.extend(_vectorized(run, req))
     return results
 
 
+def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:
+    if not req.vectorized or len(run.sizes) < 2:
+        return []
+    dims = "/".join(req.vectorized)
+    (small, large) = run.sizes[:2]
+    if small["eqns"] is None or large["eqns"] is None:
+        return [CheckResult("vectorized", True, f"could not trace the function to measure it "
+                            f"({small.get('error') or large.get('error')}); not judged")]
+    ok = large["eqns"] <= small["eqns"]
+    sizes = f"{small['eqns']} operations at {dims}={small['size']}, {large['eqns']} at {dims}={large['size']}"
+    return [CheckResult("vectorized", ok, f"the traced program does not grow with {dims} ({sizes})" if ok else
+                        f"the traced program grows with {dims} ({sizes}): a Python loop over examples? "
+                        f"Use jax.vmap so one program serves every batch size")]
+
+
 def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
-    if not req.depends or not req.nest:
+    if not req.depends or not req.poison:
         return []
     probe = run.probe
     base = run.cases.get(probe.id) if probe is not None else None
     if probe is None or base is None or base.status != "ok":
         return []  # nothing ran cleanly to compare; the case verdicts speak instead
-    outer, inner = req.nest[0][0], req.nest[0][-1]
+    source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
     if probe.status != "ok":
         return [CheckResult("results come from the transforms", True,
-                            f"poisoning {outer}({inner}(...)) changed the outcome ({probe.status})")]
+                            f"poisoning {source} changed the outcome ({probe.status})")]
     unchanged = []
     for dotted_path in req.depends:
         path = tuple(dotted_path.split("."))
@@ -90,6 +102,6 @@ def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
     ok = not unchanged
     return [CheckResult(
         "results come from the transforms", ok,
-        f"every required output depends on {outer}({inner}(...))" if ok else
-        f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {outer}({inner}(...)) was "
+        f"every required output depends on {source}" if ok else
+        f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {source} was "
         f"replaced by NaN: the output is computed some other way, and the transform call is a decoy")]

@@ -42,6 +42,7 @@ class RunResult:
     cases: dict[str, CaseRun] = field(default_factory=dict)
     runtime: dict | None = None
     probe: CaseRun | None = None
+    sizes: list[dict] = field(default_factory=list)  # traced program size per batch size
     exit: dict = field(default_factory=dict)
     judge_error: str | None = None
 
@@ -57,19 +58,21 @@ class Request:
     memory_mb: int
     output_kb: int
     watch: tuple[str, ...] = ()
-    poison: tuple[tuple[str, str], ...] = ()
+    poison: tuple[str, ...] = ()
     probe: bool = False
+    size_probe: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
 
     def frame(self) -> tuple[dict, bytes]:
         packer = wire.Packer(1 << 30, lambda o: ("jax", o.array) if type(o) is JaxInput else None)
         cases = [{"id": cid, "input": packer.encode(inp)} for cid, inp in self.cases]
+        sizes = [{"size": n, "input": packer.encode(inp)} for n, inp in self.size_probe]
         n = len(self.cases) + 2
         header = {
             "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
             "time_seconds": self.time_seconds, "load_seconds": self.load_seconds,
             "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
             "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
-            "watch": list(self.watch), "poison": [list(p) for p in self.poison], "probe": self.probe,
+            "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
             "readable": lockdown.default_readable_paths(),
         }
         return header, packer.blob()
@@ -150,6 +153,10 @@ class Sandbox:
                 current = None
             elif kind == "runtime":
                 result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", [])}
+            elif kind == "sizes":
+                result.sizes = [{"size": int(s.get("size", 0)), "eqns": s.get("eqns"),
+                                 "error": str(s.get("error", ""))[:300] or None}
+                                for s in header.get("sizes", [])[:4] if isinstance(s, dict)]
             elif kind == "probe":
                 result.probe = _case_run(header, blob)
                 current = None

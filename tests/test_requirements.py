@@ -1,0 +1,125 @@
+"""Requirement rules as data, enforced at run time by the instrumentation: composition
+(jvp of grad, nested vmap, a custom_vjp whose backward rule runs), forbidden calls,
+dependence on a named transform, and "must be vectorised"."""
+import dataclasses
+
+import pytest
+
+from conftest import grade_source
+from grader.problem import Requirements
+
+BASE = '''
+import jax
+import jax.numpy as jnp
+
+def loss(params, x, y):
+    return 0.5 * (x @ params["w"] + params["b"] - y) ** 2
+
+def finish(g, max_norm):
+    norms = jnp.sqrt(jnp.sum(g["w"] ** 2, axis=1) + g["b"] ** 2)
+    f = jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(g["w"] / f[:, None], axis=0), "b": jnp.mean(g["b"] / f)}, "norms": norms}
+'''
+VMAP_GRAD = "g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)"
+
+
+def solution(*body: str) -> str:
+    lines = "\n    ".join(body)
+    return BASE + f"\ndef per_example_grad_clip(params, x, y, max_norm):\n    {lines}\n    return finish(g, max_norm)\n"
+
+
+def grade_with(problem1, pool, req: Requirements, source: str):
+    meta = dataclasses.replace(problem1.meta, requirements=req)
+    problem = dataclasses.replace(problem1, meta=meta)
+    box = pool.free.get()
+    try:
+        return grade_source(problem, source, box, problem.public_cases()).report
+    finally:
+        pool.free.put(box)
+
+
+def failed(report) -> list[str]:
+    return [c.name for c in report.static_checks + report.runtime_checks if not c.passed]
+
+
+JVP_OF_GRAD = "h = jax.jvp(jax.grad(lambda t: jnp.sum(t ** 3)), (x[0],), (jnp.ones_like(x[0]),))[1]"
+GRAD_OF_JVP = "h = jax.grad(lambda t: jax.jvp(lambda u: jnp.sum(u ** 3), (t,), (jnp.ones_like(t),))[1])(x[0])"
+CASES = [
+    ("jvp of grad", Requirements(nest=(("jax.jvp", "jax.grad"),)), solution(VMAP_GRAD, JVP_OF_GRAD), []),
+    ("jvp of grad", Requirements(nest=(("jax.jvp", "jax.grad"),)), solution(VMAP_GRAD, GRAD_OF_JVP),
+     ["jax.jvp of jax.grad"]),
+    ("vmap twice", Requirements(nest=(("jax.vmap", "jax.vmap"),)),
+     solution(VMAP_GRAD, "d = jax.vmap(jax.vmap(lambda a, b: a - b, (None, 0)), (0, None))(x, x)"), []),
+    ("vmap twice", Requirements(nest=(("jax.vmap", "jax.vmap"),)), solution(VMAP_GRAD), ["jax.vmap of jax.vmap"]),
+    ("forbidden, reached by a built name", Requirements(forbid=("jax.hessian",)),
+     solution(VMAP_GRAD, "hh = getattr(jax, 'hess' + 'ian')(lambda t: jnp.sum(t ** 2))(x[0])"),
+     ["never calls jax.hessian"]),
+    ("forbidden, static", Requirements(forbid=("jax.hessian",)),
+     solution(VMAP_GRAD, "hh = jax.hessian(lambda t: jnp.sum(t ** 2))(x[0])"), ["avoids jax.hessian"]),
+    ("dead code", Requirements(calls=("jax.jacfwd",)),
+     solution(VMAP_GRAD, "if x.shape[0] > 100:\n        jax.jacfwd(loss)(params, x[0], y[0])"), ["calls jax.jacfwd"]),
+]
+
+
+@pytest.mark.parametrize("label, req, source, expected", CASES, ids=[c[0] for c in CASES])
+def test_composition_and_forbidden_rules(problem1, pool, label, req, source, expected):
+    report = grade_with(problem1, pool, req, source)
+    assert failed(report) == expected, report.message
+    assert report.verdict == ("RJ" if expected else "AC"), report.message
+
+
+CUSTOM = BASE + '''
+@jax.custom_vjp
+def scaled(t):
+    return t
+
+def scaled_fwd(t):
+    return t, None
+
+def scaled_bwd(res, ct):
+    return (ct,)
+
+scaled.defvjp(scaled_fwd, scaled_bwd)
+
+def loss2(params, x, y):
+    return loss({"w": scaled(params["w"]), "b": params["b"]}, x, y)
+
+def per_example_grad_clip(params, x, y, max_norm):
+    g = jax.vmap(jax.grad(LOSS), in_axes=(None, 0, 0))(params, x, y)
+    return finish(g, max_norm)
+'''
+RULE = Requirements(calls=("jax.custom_vjp", "jax.custom_vjp.defvjp", "jax.custom_vjp.bwd"))
+
+
+def test_custom_vjp_rule_must_run(problem1, pool):
+    used = grade_with(problem1, pool, RULE, CUSTOM.replace("LOSS", "loss2"))
+    assert used.verdict == "AC", failed(used)
+    unused = grade_with(problem1, pool, RULE, CUSTOM.replace("LOSS", "loss"))
+    assert failed(unused) == ["calls jax.custom_vjp.bwd"]
+
+
+SCAN_NORMS = '''
+    def step(carry, row):
+        return carry, jnp.sqrt(jnp.sum(row ** 2))
+    _, scanned = jax.lax.scan(step, 0.0, jnp.concatenate([g["w"], g["b"][:, None]], axis=1))
+    out = finish(g, max_norm)
+    out["norms"] = NORMS
+    return out
+'''
+
+
+def test_depends_on_a_single_transform(problem1, pool):
+    req = Requirements(calls=("jax.lax.scan",), depends=("norms",), depends_on=("jax.lax.scan",))
+    src = solution(VMAP_GRAD).replace("    return finish(g, max_norm)\n", SCAN_NORMS)
+    assert grade_with(problem1, pool, req, src.replace("NORMS", "scanned")).verdict == "AC"
+    decoy = grade_with(problem1, pool, req, src.replace("NORMS", "out['norms']"))
+    assert failed(decoy) == ["results come from the transforms"] and decoy.verdict == "RJ"
+
+
+def test_vectorized_rule_measures_program_growth(problem1, pool):
+    req = Requirements(vectorized=("N",))
+    loop = solution("rows = [jax.grad(loss)(params, x[i], y[i]) for i in range(x.shape[0])]",
+                    "g = {'w': jnp.stack([r['w'] for r in rows]), 'b': jnp.stack([r['b'] for r in rows])}")
+    report = grade_with(problem1, pool, req, loop)
+    assert failed(report) == ["vectorized"] and "grows with N" in report.message
+    assert grade_with(problem1, pool, req, solution(VMAP_GRAD)).verdict == "AC"
