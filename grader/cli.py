@@ -185,6 +185,54 @@ def new(problem_id: str) -> None:
                f"  5. grader validate {problem_id}   (it says what is still missing)")
 
 
+@main.command()
+@click.argument("folder", type=click.Path(exists=True))
+@click.option("--problem", "problem_id", required=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Local sandboxes.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="JSON-lines log, one report per line; a re-run skips files graded with unchanged content.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None, help="Gradebook CSV.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path: str | None, engine: str,
+          scheduler: str | None) -> None:
+    """Grade every .py file below FOLDER."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .batch import run_batch, run_dask, run_local
+
+    problem = _problem(problem_id)
+    if engine == "dask" and not scheduler:
+        _fail("--engine dask needs --scheduler tcp://HOST:PORT")
+    if engine == "local" and scheduler:
+        _fail("--scheduler goes with --engine dask")
+    run = (lambda items: run_dask(problem, items, scheduler)) if engine == "dask" else \
+        (lambda items: run_local(problem, items, workers))
+    counts: dict[str, int] = {}
+    bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   TextColumn("{task.description}"), disable=not sys.stderr.isatty(), transient=True)
+
+    def progress(todo: int, skipped: int):
+        if skipped:
+            click.echo(f"skipping {skipped} file(s) already graded with unchanged content", err=True)
+        task = bar.add_task("", total=todo)
+
+        def step(report: dict) -> None:
+            counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
+            bar.update(task, advance=1, description=f"{report['verdict']:>4} {report['submission']}")
+        return step
+
+    try:
+        with bar:
+            results = run_batch(problem, Path(folder), run, Path(out) if out else None,
+                                Path(csv_path) if csv_path else None, progress)
+    except (RuntimeError, OSError) as exc:
+        _fail(str(exc))
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    click.echo(f"graded {sum(counts.values())} file(s) ({summary or 'nothing new'}); {len(results)} in total")
+    sys.exit(EXIT_USAGE if counts.get("IE") or counts.get("unreadable") else EXIT_OK)
+
+
 @main.command("list")
 def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""
