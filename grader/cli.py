@@ -33,11 +33,15 @@ def main() -> None:
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--problem", "problem_id", required=True, help="Problem id (a folder under problems/).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def grade(file: str, problem_id: str, fmt: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "gradescope", "markdown"]),
+              default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to this file (atomically) instead of standard output.")
+def grade(file: str, problem_id: str, fmt: str, output: str | None) -> None:
     """Grade one submission FILE."""
+    from .formats import FORMATS
     from .pipeline import grade as run_grade
-    from .report import render_json, render_text
+    from .report import render_text
     from .sandbox import Sandbox
     from .submission import SubmissionError, load_submission
 
@@ -48,10 +52,14 @@ def grade(file: str, problem_id: str, fmt: str) -> None:
         _fail(str(exc))
     with Sandbox() as sandbox:
         report = run_grade(problem, sub, sandbox).report
-    if fmt == "json":
-        click.echo(render_json(report))
-    else:
+    if output:
+        from .authoring import write_atomic
+
+        write_atomic(Path(output), FORMATS[fmt](report))
+    elif fmt == "text":
         render_text(report)
+    else:
+        click.echo(FORMATS[fmt](report), nl=False)
     sys.exit(EXIT_OK if report.verdict == "AC" else EXIT_USAGE if report.verdict == "IE" else EXIT_VERDICT)
 
 
@@ -231,6 +239,14 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     click.echo(f"graded {sum(counts.values())} file(s) ({summary or 'nothing new'}); {len(results)} in total")
     sys.exit(EXIT_USAGE if counts.get("IE") or counts.get("unreadable") else EXIT_OK)
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of the report that --format json produces."""
+    from .formats import schema as load
+
+    click.echo(json.dumps(load(), indent=2))
 
 
 @main.command("list")

@@ -41,7 +41,10 @@ class CaseReport:
     expected: Any = None
     got: Any = None
     worst: dict | None = None
+    diff: list[list[str]] | None = None  # rows of (path, expected, got) for a structure/shape/dtype mismatch
     stdout: str | None = None
+    hint: str | None = None  # the misconception this output matches, if any
+    cost: dict | None = None  # compile and run times beside the reference's
 
 
 @dataclass
@@ -59,6 +62,8 @@ class Report:
     total: int = 0
     sandbox: dict = field(default_factory=dict)
     stdout: str = ""
+    hint: str | None = None
+    counterexample: dict | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -71,7 +76,7 @@ def lines(checks: list[CheckResult]) -> list[CheckLine]:
 def hidden_view(case: CaseReport) -> CaseReport:
     reason = case.reason
     message = HIDDEN_MESSAGES.get(reason, "an input was modified" if reason.endswith("_mutated") else "failed")
-    return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms)
+    return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms, hint=case.hint, cost=case.cost)
 
 
 def render_json(report: Report) -> str:

@@ -64,6 +64,11 @@ def test_submission_gets_its_folders_verdict(graded, path):
     text = json.dumps(report.to_json(), default=str)
     leaked = [n for n in _hidden_numbers(problem) if n in text]
     assert not leaked, f"hidden input values in the report: {leaked[:5]}"
+    import jsonschema
+
+    from grader.formats import schema
+
+    jsonschema.validate(report.to_json(), schema())
     for case in report.cases:
         if case.visibility == "hidden":
             assert case.input is None and case.expected is None and case.got is None and case.stdout is None

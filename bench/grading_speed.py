@@ -1,0 +1,103 @@
+"""Grading speed, measured side by side in one run; prints ratios, not verdicts.
+
+    python3 bench/grading_speed.py [--problem ID] [--files GLOB] [--repeat R]
+
+(a) cold: one `grader grade` process per file, in a loop;
+(b) batch: one `grader batch --workers 2` over the same files;
+(c) floor F: one bare Python process that has imported jax runs the reference on
+    every case once, compiles included, no sandbox (timed inside the process);
+    also the time of `python -c "import jax"`.
+
+Goals (issue 7): batch per file <= F; cold per file / batch per file >= 5;
+single grade <= 1.5 x (import jax + F).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FLOOR = r"""
+import glob, json, sys, time
+import jax, jax.numpy as jnp
+sys.path.insert(0, sys.argv[1])
+import reference
+cases = [json.load(open(p))["input"] for p in sorted(glob.glob(sys.argv[1] + "/cases/*/*.json"))]
+fn = getattr(reference, sys.argv[2])
+args = sys.argv[3].split(",")
+
+def to_jax(v):
+    if isinstance(v, dict):
+        return {k: to_jax(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return jnp.asarray(v)
+    return v
+
+start = time.perf_counter()
+for case in cases:
+    jax.block_until_ready(fn(*[to_jax(case[a]) for a in args]))
+print(time.perf_counter() - start)
+"""
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problem", default="per_example_grad_clipping")
+    ap.add_argument("--files", default=None, help="glob of submissions (default: accepted + wrong_answer)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
+    opts = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from grader.problem import load_problem
+
+    problem = load_problem(ROOT / "problems" / opts.problem)
+    if opts.files:
+        files = sorted(str(p) for p in ROOT.glob(opts.files))
+    else:
+        files = sorted(str(p) for folder in ("accepted", "wrong_answer")
+                       for p in (ROOT / "submissions" / opts.problem / folder).glob("*.py"))
+    if not files:
+        sys.exit("no submission files to time")
+    grader = [sys.executable, "-m", "grader"]
+    rounds: dict[str, list[float]] = {k: [] for k in ("cold", "batch", "single", "floor", "import")}
+    for _ in range(opts.repeat):
+        rounds["import"].append(timed([sys.executable, "-c", "import jax"]))
+        out = subprocess.run([sys.executable, "-c", FLOOR, str(problem.root), problem.meta.entry.name,
+                              ",".join(problem.meta.entry.args)], capture_output=True, text=True, check=True)
+        rounds["floor"].append(float(out.stdout.strip().splitlines()[-1]))
+        cold = [timed([*grader, "grade", f, "--problem", opts.problem, "--format", "json"]) for f in files]
+        rounds["cold"].append(sum(cold) / len(files))
+        rounds["single"].append(statistics.median(cold))
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            for i, f in enumerate(files):
+                (folder / f"{i:03d}_{Path(f).name}").write_bytes(Path(f).read_bytes())
+            total = timed([*grader, "batch", str(folder), "--problem", opts.problem, "--workers", "2"])
+        rounds["batch"].append(total / len(files))
+    m = {k: statistics.median(v) for k, v in rounds.items()}
+    print(f"problem {opts.problem}: {len(files)} files, {len(problem.cases)} cases each, {opts.repeat} round(s), medians")
+    print(f"  import jax                 {m['import']:.2f} s")
+    print(f"  floor F (reference, cases) {m['floor']:.2f} s")
+    print(f"  cold grade per file        {m['cold']:.2f} s")
+    print(f"  batch per file (2 workers) {m['batch']:.2f} s")
+    print("ratios")
+    print(f"  batch per file / F                       {m['batch'] / m['floor']:.2f}   (goal <= 1)")
+    print(f"  cold per file / batch per file           {m['cold'] / m['batch']:.2f}   (goal >= 5)")
+    print(f"  single grade / (import jax + F)          {m['single'] / (m['import'] + m['floor']):.2f}   (goal <= 1.5)")
+    print(json.dumps({k: round(v, 3) for k, v in m.items()}))
+
+
+if __name__ == "__main__":
+    main()
