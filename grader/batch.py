@@ -63,45 +63,45 @@ def load_log(out: Path) -> dict[tuple[str, str], dict]:
     return done
 
 
-def grade_item(problem: Problem, item: Item, sandbox) -> dict:
+def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
     from .pipeline import grade
     from .submission import parse_source
 
-    report = grade(problem, parse_source(item.source, item.path), sandbox).report.to_json()
+    report = grade(problem, parse_source(item.source, item.path), sandbox, feedback=feedback).report.to_json()
     report["sha256"] = item.sha256
     return report
 
 
 # ------------------------------------------------------------------ engines
 
-def run_local(problem: Problem, items: list[Item], workers: int) -> Iterator[dict]:
+def run_local(problem: Problem, items: list[Item], workers: int, feedback=None) -> Iterator[dict]:
     from .sandbox import Pool
 
     with Pool(workers) as pool:
-        yield from pool.submit_all(lambda box, item: grade_item(problem, item, box), items)
+        yield from pool.submit_all(lambda box, item: grade_item(problem, item, box, feedback), items)
 
 
 _WORKER_SANDBOX = None
 
 
-def grade_on_worker(problem: Problem, item: Item) -> dict:
+def grade_on_worker(problem: Problem, item: Item, feedback=None) -> dict:
     """Runs inside a Dask worker: one warm sandbox per worker process, reused."""
     global _WORKER_SANDBOX
     from .sandbox import Sandbox
 
     if _WORKER_SANDBOX is None:
         _WORKER_SANDBOX = Sandbox()
-    return grade_item(problem, item, _WORKER_SANDBOX)
+    return grade_item(problem, item, _WORKER_SANDBOX, feedback)
 
 
-def run_dask(problem: Problem, items: list[Item], scheduler: str) -> Iterator[dict]:
+def run_dask(problem: Problem, items: list[Item], scheduler: str, feedback=None) -> Iterator[dict]:
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise RuntimeError("the dask engine needs dask[distributed]: pip install 'jaxjudge[dask]'") from None
     with Client(scheduler, timeout="30s") as client:
         remote_problem = client.scatter(problem, broadcast=True)
-        futures = [client.submit(grade_on_worker, remote_problem, item, key=f"grade-{item.sha256[:16]}-{i}",
+        futures = [client.submit(grade_on_worker, remote_problem, item, feedback, key=f"grade-{item.sha256[:16]}-{i}",
                                  pure=False, retries=2) for i, item in enumerate(items)]
         for future in as_completed(futures):
             yield future.result()

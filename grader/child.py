@@ -98,6 +98,7 @@ class Run:
         self.source, self.entry = source, entry
         self.mode = "jit"
         self.compiled = None
+        self.cost = False
 
     def load(self) -> dict:
         try:
@@ -123,9 +124,15 @@ class Run:
             try:
                 out, after = self._jitted(call_args)(call_args)
                 jax.block_until_ready(out)
+                first = _ms(start)
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
-                return {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}, out, \
-                    dict(zip(args, merged))
+                result = {"status": "ok", "time_ms": first, "stdout": self.sink.take()}
+                if self.cost:  # a second call is compile-free: the difference is the compile
+                    again = time.perf_counter()
+                    jax.block_until_ready(self._jitted(call_args)(call_args))
+                    run_ms = _ms(again)
+                    result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
+                return result, out, dict(zip(args, merged))
             except BaseException:
                 self.mode = "eager"
                 self.sink.take()
@@ -212,6 +219,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
 
     recorder = Recorder(rule)
     run = Run(request["source"], request["entry"], watched, recorder)
+    run.cost = bool(request.get("cost"))
     loaded = run.load()
     chan.send({"type": "load", **loaded})
     if loaded["status"] != "ok":

@@ -37,8 +37,11 @@ def main() -> None:
               default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
-def grade(file: str, problem_id: str, fmt: str, output: str | None) -> None:
+@click.option("--cost", is_flag=True, help="Also time compile and run per case beside the reference's.")
+@click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
+def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool) -> None:
     """Grade one submission FILE."""
+    from .feedback import Feedback
     from .formats import FORMATS
     from .pipeline import grade as run_grade
     from .report import render_text
@@ -51,7 +54,8 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None) -> None:
     except SubmissionError as exc:
         _fail(str(exc))
     with Sandbox() as sandbox:
-        report = run_grade(problem, sub, sandbox).report
+        feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback, cost=cost)
+        report = run_grade(problem, sub, sandbox, feedback=feedback).report
     if output:
         from .authoring import write_atomic
 
@@ -202,8 +206,9 @@ def new(problem_id: str) -> None:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None, help="Gradebook CSV.")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
+@click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
 def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path: str | None, engine: str,
-          scheduler: str | None) -> None:
+          scheduler: str | None, no_feedback: bool) -> None:
     """Grade every .py file below FOLDER."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -214,8 +219,11 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
         _fail("--engine dask needs --scheduler tcp://HOST:PORT")
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
-    run = (lambda items: run_dask(problem, items, scheduler)) if engine == "dask" else \
-        (lambda items: run_local(problem, items, workers))
+    from .feedback import Feedback
+
+    feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback)
+    run = (lambda items: run_dask(problem, items, scheduler, feedback)) if engine == "dask" else \
+        (lambda items: run_local(problem, items, workers, feedback))
     counts: dict[str, int] = {}
     bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    TextColumn("{task.description}"), disable=not sys.stderr.isatty(), transient=True)

@@ -6,10 +6,11 @@ function handed in is wrapped too, so that while JAX traces it the recorder
 knows which transforms are "open": a ``jax.grad`` function entered while a
 ``jax.vmap`` function runs yields the nesting ``("jax.vmap", "jax.grad")``.
 
-The same wrappers implement the dependence probe: in probe mode the traced
-function of the poisoned transform returns NaN (for a nesting, only when the
-inner transform ran inside it). Outputs that stay the same under poisoning were
-not computed from that transform (a decoy call).
+The same wrappers implement the dependence probe: in probe mode what the
+innermost transform of the rule hands back (the gradient that a ``grad``
+function returns, the values ``scan`` returns) is shifted by a finite affine
+change whenever it is produced inside the rule's outer transforms. Outputs that
+stay the same were not computed from it (a decoy or an ignored call).
 """
 from __future__ import annotations
 
@@ -38,7 +39,6 @@ class Recorder:
     probe: bool = False
     calls: dict[str, list[int]] = field(default_factory=dict)
     nests: set[tuple[str, ...]] = field(default_factory=set)
-    entered: dict[str, int] = field(default_factory=dict)
     stack: list[str] = field(default_factory=list)
 
     def note_call(self, name: str) -> None:
@@ -63,40 +63,57 @@ def _submission_line() -> int | None:
 
 
 def _poison(tree: Any) -> Any:
+    """A finite, affine change of every number: outputs computed from it move; an
+    output that merely adds ``0 * result`` (which NaN would not catch) does not."""
     import jax
     import jax.numpy as jnp
 
     def leaf(x: Any) -> Any:
         try:
-            if jnp.issubdtype(jnp.result_type(x), jnp.inexact):
-                return x + jnp.nan
+            dtype = jnp.result_type(x)
         except TypeError:
-            pass
+            return x
+        if jnp.issubdtype(dtype, jnp.inexact):
+            return x * 1.5 + 0.375
+        if jnp.issubdtype(dtype, jnp.integer):
+            return x + 1
+        if jnp.issubdtype(dtype, jnp.bool_):
+            return jnp.logical_not(x)
         return x
 
     return jax.tree_util.tree_map(leaf, tree)
 
 
-def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
-    rule = rec.poison_rule
-    poisons = rec.probe and bool(rule) and rule[0] == name
-    inner = rule[-1] if len(rule) > 1 else None
+# Transforms that return a function; the others (scan, jvp, ...) return values.
+PRODUCES_FUNCTION = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jit", "jax.jacfwd", "jax.jacrev",
+                               "jax.jacobian", "jax.hessian", "jax.checkpoint", "jax.remat", "jax.numpy.vectorize"})
 
+
+def _in_context(rec: Recorder, context: tuple[str, ...]) -> bool:
+    it = iter(rec.stack)
+    return all(any(name == open_ for open_ in it) for name in context)
+
+
+def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
     @functools.wraps(fun)
     def traced(*args: Any, **kwargs: Any) -> Any:
         rec.stack.append(name)
         rec.nests.add(tuple(rec.stack))
-        rec.entered[name] = rec.entered.get(name, 0) + 1
-        before = rec.entered.get(inner, 0) if inner else 0
         try:
-            out = fun(*args, **kwargs)
+            return fun(*args, **kwargs)
         finally:
             rec.stack.pop()
-        if poisons and (inner is None or rec.entered.get(inner, 0) > before):
-            out = _poison(out)
-        return out
 
     return traced
+
+
+def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable) -> Callable:
+    @functools.wraps(produced)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = produced(*args, **kwargs)
+        return _poison(out) if _in_context(rec, context) else out
+
+    return call
 
 
 def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
@@ -122,6 +139,8 @@ def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
 
 def watch(rec: Recorder, name: str, real: Callable) -> Callable:
     positions = FUNCTION_ARGS.get(name, ())
+    rule = rec.poison_rule
+    target = rec.probe and bool(rule) and rule[-1] == name
 
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -135,6 +154,13 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
         result = real(*args, **kwargs)
         if name in ("jax.custom_vjp", "jax.custom_jvp"):
             result = _watch_custom_rule(rec, name, result)
+        if target:
+            # Poison what the innermost transform of the rule hands back, when it runs
+            # inside the outer ones: a result that is ignored leaves the outputs unchanged.
+            if name in PRODUCES_FUNCTION and callable(result):
+                result = _poisoning(rec, rule[:-1], result)
+            elif _in_context(rec, rule[:-1]):
+                result = _poison(result)
         return result
 
     return wrapper

@@ -138,8 +138,12 @@ def check_finite(ctx: CheckContext) -> Finding | None:
 def compare(spec: OutputLeaf, got: np.ndarray, expected: np.ndarray) -> dict:
     """Worst element by error relative to the tolerance (``excess`` <= 1 passes)."""
     g = got.astype(np.float64)
-    err = np.abs(g - expected)
-    allowed = spec.atol + spec.rtol * np.abs(expected)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(g - expected)
+    # NaN against NaN is a match (a mistake table may hold NaN); NaN against a number is not.
+    both, one = np.isnan(g) & np.isnan(expected), np.isnan(g) ^ np.isnan(expected)
+    err = np.where(both, 0.0, np.where(one, np.inf, err))
+    allowed = spec.atol + spec.rtol * np.abs(np.where(np.isnan(expected), 0.0, expected))
     with np.errstate(divide="ignore", invalid="ignore"):
         excess = np.where(allowed > 0, err / np.where(allowed > 0, allowed, 1), np.where(err > 0, np.inf, 0.0))
     if excess.size == 0:

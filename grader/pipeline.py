@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from . import policy
 from .inputs import check_input, resized, typed_input
@@ -16,7 +17,11 @@ from .sandbox import CaseRun, Request, RunResult, Sandbox
 from .static_checks import CheckResult, check_source
 from .submission import Submission
 from .verdict import RUN_STATUS, Outcome, Verdict, first_failure
-from .wire import to_plain
+
+if TYPE_CHECKING:
+    from .feedback import Feedback
+from .trees import dotted
+from .wire import Leaf, Opaque, to_plain
 
 
 @dataclass
@@ -38,6 +43,44 @@ def static_stage(sub: Submission, problem: Problem) -> list[CheckResult]:
                               f"defines {meta.entry.name}" if defined else
                               f"no top-level function named '{meta.entry.name}'", "CE"))
     return checks + check_source(sub.tree, meta.requirements)
+
+
+def _describe_leaf(node: Any) -> str:
+    if isinstance(node, Leaf):
+        kind = {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}.get(node.cls, node.cls)
+        return f"{kind} {node.dtype} {tuple(node.array.shape)}"
+    if isinstance(node, Opaque):
+        return node.type_name
+    if isinstance(node, (list, tuple)):
+        return f"{type(node).__name__} of {len(node)}"
+    return "None" if node is None else type(node).__name__
+
+
+def tree_diff(meta, dims: dict[str, int], got: Any) -> list[list[str]]:
+    """Side-by-side rows (path, expected, got) of the output's structure, shapes and dtypes."""
+    rows = []
+    seen = set()
+    for spec in meta.outputs:
+        shape = tuple(d if isinstance(d, int) else dims[d] for d in spec.shape)
+        want = f"{'JAX array' if spec.container == 'jax' else spec.container} {spec.dtype} {shape}"
+        node: Any = got
+        for key in spec.path:
+            node = node.get(key, _MISSING) if isinstance(node, dict) else _MISSING
+        rows.append([dotted(spec.path), want, "(missing)" if node is _MISSING else _describe_leaf(node)])
+        seen.add(spec.path)
+
+    def extra(node: Any, path: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                extra(value, path + (key,))
+        elif path not in seen and not any(path[:len(p)] == p for p in seen):
+            rows.append([dotted(path) if path else "<result>", "(not expected)", _describe_leaf(node)])
+
+    extra(got, ())
+    return rows
+
+
+_MISSING = object()
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:
@@ -67,7 +110,7 @@ def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, di
             (check_input(meta, large)[first], typed_input(meta, large))]
 
 
-def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Request:
+def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False) -> Request:
     meta = problem.meta
     lim = meta.limits
     req = meta.requirements
@@ -78,11 +121,20 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case]) -> Reques
         output_kb=lim.output_kb,
         watch=tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
         poison=req.poison, probe=bool(req.depends and req.poison),
-        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [])
+        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost)
 
 
-def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int,
-               exit_info: dict) -> tuple[CaseReport, float | None]:
+@dataclass
+class Judged:
+    """One case after the output checks, before hidden cases are reduced for the report."""
+
+    case: Case
+    report: CaseReport
+    excess: float | None
+    got: Any  # the output as plain JSON-able data, when the run produced one
+
+
+def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> Judged:
     meta = problem.meta
     got = None
     finding: Finding | None = None
@@ -109,12 +161,15 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int,
         outcome = Outcome(verdict, reason, message or (err.get("message", "") + where) or f"process ended ({exit_info})")
     report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
                         outcome.reason, outcome.message, run.time_ms)
-    excess = worst.get("excess") if worst else None
-    if case.hidden:
-        return hidden_view(report), excess
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
     report.stdout = run.stdout or None
-    return report, excess
+    report.time_ms = run.time_ms
+    if finding and finding.reason in ("structure", "type", "dtype", "shape"):
+        report.diff = tree_diff(meta, check_input(meta, case.input), run.output)
+    if finding and finding.reason == "nan":
+        report.worst = finding.detail
+    report.cost = run.cost
+    return Judged(case, report, worst.get("excess") if worst else None, got)
 
 
 def _case_outcome(c: CaseReport) -> Outcome:
@@ -130,7 +185,10 @@ def _checks_outcome(checks: list[CheckResult]) -> Outcome:
     return Outcome(Verdict.AC)
 
 
-def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case] | None = None) -> Graded:
+def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case] | None = None,
+          feedback: "Feedback | None" = None) -> Graded:
+    """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
+    hints, a public counterexample for hidden failures, compile/run costs."""
     cases = problem.cases if cases is None else cases
     static = static_stage(sub, problem)
     base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases))
@@ -140,7 +198,7 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
         return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
                              message=pre.message, **base), None)
 
-    run = sandbox.run(make_request(sub, problem, cases))
+    run = sandbox.run(make_request(sub, problem, cases, cost=bool(feedback and feedback.cost)))
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
@@ -150,8 +208,7 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
     completed = any(c.status == "ok" for c in run.cases.values())
     runtime = check_runtime(run, problem.meta.requirements) if completed else []
     judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
-    case_reports = [r for r, _ in judged]
-    excess = {c.id: e for c, (_, e) in zip(cases, judged) if e is not None}
+    excess = {j.case.id: j.excess for j in judged if j.excess is not None}
     load = Outcome(Verdict.AC)
     if run.load_status != "ok":
         verdict, reason = RUN_STATUS.get(run.load_status, (Verdict.RE, "crash"))
@@ -161,10 +218,14 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
             run.load_status, f"while loading the module: {err.get('message', run.load_status)}"
             + (f" (line {err['line']})" if err.get("line") else ""))
         load = Outcome(verdict, reason, msg)
-    overall = first_failure([load, _checks_outcome(runtime), *map(_case_outcome, case_reports)])
-    passed = sum(1 for c in case_reports if c.verdict == Verdict.AC.value)
+    overall = first_failure([load, _checks_outcome(runtime), *(_case_outcome(j.report) for j in judged)])
+    passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
-                    message=overall.message, runtime_checks=lines(runtime), cases=case_reports, passed=passed,
+                    message=overall.message, runtime_checks=lines(runtime), passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, **{k: v for k, v in base.items()})
+    if feedback is not None and overall.verdict is not Verdict.IE:
+        feedback.apply(problem, sub, judged, report, sandbox)
+    # The one place hidden cases lose their data (see report.hidden_view).
+    report.cases = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
     return Graded(report, run, excess)
 

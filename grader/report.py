@@ -108,6 +108,8 @@ def render_text(report: Report, console=None) -> None:
                             f"  {report.problem}  {report.submission}"))
     if report.message:
         con.print(f"  {report.message}")
+    if report.hint:
+        con.print(f"  [yellow]hint:[/yellow] {report.hint}")
     if report.total:
         con.print(f"  {report.passed}/{report.total} cases passed")
     for check in report.static_checks + report.runtime_checks:
@@ -126,18 +128,44 @@ def render_text(report: Report, console=None) -> None:
         if case.visibility != "public" or case.verdict == Verdict.AC.value or case.input is None:
             continue
         con.print(f"\n[bold]{case.id}[/bold] ({case.verdict}, {case.reason}): {case.message}")
+        if case.hint:
+            con.print(f"  [yellow]hint:[/yellow] {case.hint}")
         con.print(f"  input:    {_fmt(case.input)}")
         if case.expected is not None:
             con.print(f"  expected: {_fmt(case.expected)}")
         if case.got is not None:
             con.print(f"  got:      {_fmt(case.got)}")
-        if case.worst and case.worst.get("leaf"):
+        if case.worst and case.worst.get("abs_err") is not None:
             w = case.worst
             rel = f"{w['rel_err']:.3g}" if w.get("rel_err") is not None else "-"
             con.print(f"  worst:    {w['leaf']}{w['index']}: expected {w['expected']:.9g}, got {w['got']:.9g}, "
                       f"abs err {w['abs_err']:.3g}, rel err {rel} (atol {w['atol']:g}, rtol {w['rtol']:g})")
+        if case.diff:
+            width = max(len(row[0]) for row in case.diff)
+            con.print("  output structure (expected | got):")
+            for path, want, got in case.diff:
+                mark = " " if want == got else "[red]≠[/red]"
+                con.print(f"   {mark} {path:<{width}}  {want}  |  {got}")
+        if case.worst and case.worst.get("positions"):
+            con.print(f"  non-finite at {case.worst['leaf']}{case.worst['positions']}")
         if case.stdout:
             con.print(f"  printed:  {_fmt(case.stdout, 600)}")
+    if report.counterexample:
+        ce = report.counterexample
+        con.print("\n[bold]A public input on which the submission also fails[/bold] (found by the problem's "
+                  "generator, shrunk):")
+        con.print(f"  {ce['message']}")
+        con.print(f"  input:    {_fmt(ce['input'], 800)}")
+        con.print(f"  expected: {_fmt(ce['expected'], 800)}")
+        con.print(f"  got:      {_fmt(ce['got'], 800)}")
+    costed = [c for c in report.cases if c.cost]
+    if costed:
+        con.print("\n[bold]Cost per case[/bold] (ms; wall-clock on a shared machine, so noisy):")
+        for c in costed:
+            k = c.cost
+            ref = (f"   reference: compile {k['ref_compile_ms']:.1f}, run {k['ref_run_ms']:.2f}"
+                   if "ref_run_ms" in k else "")
+            con.print(f"  {c.id:<16} compile {k['compile_ms']:.1f}, run {k['run_ms']:.2f}{ref}")
     layers = report.sandbox.get("layers") or []
     if layers or report.sandbox.get("unavailable"):
         missing = ", ".join(f"{k} ({v})" for k, v in report.sandbox.get("unavailable", {}).items())

@@ -77,8 +77,8 @@ def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:
     ok = large["eqns"] <= small["eqns"]
     sizes = f"{small['eqns']} operations at {dims}={small['size']}, {large['eqns']} at {dims}={large['size']}"
     return [CheckResult("vectorized", ok, f"the traced program does not grow with {dims} ({sizes})" if ok else
-                        f"the traced program grows with {dims} ({sizes}): a Python loop over examples? "
-                        f"Use jax.vmap so one program serves every batch size")]
+                        f"the traced program grows with {dims} ({sizes}): a Python loop over {dims}? "
+                        f"Express it with a transform so that one program serves every size")]
 
 
 def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
@@ -104,4 +104,4 @@ def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
         "results come from the transforms", ok,
         f"every required output depends on {source}" if ok else
         f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {source} was "
-        f"replaced by NaN: the output is computed some other way, and the transform call is a decoy")]
+        f"perturbed: the output is computed some other way, and the transform call is a decoy")]

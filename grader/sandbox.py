@@ -30,6 +30,7 @@ class CaseRun:
     args_after: Any = None
     error: dict | None = None
     stdout: str = ""
+    cost: dict | None = None  # compile_ms, run_ms (when asked for)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Request:
     poison: tuple[str, ...] = ()
     probe: bool = False
     size_probe: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
+    cost: bool = False  # time a second call per case, to split compile from run time
 
     def frame(self) -> tuple[dict, bytes]:
         packer = wire.Packer(1 << 30, lambda o: ("jax", o.array) if type(o) is JaxInput else None)
@@ -73,6 +75,7 @@ class Request:
             "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
             "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
+            "cost": self.cost,
             "readable": lockdown.default_readable_paths(),
         }
         return header, packer.blob()
@@ -177,6 +180,9 @@ def _case_run(header: dict, blob: bytes) -> CaseRun:
     run.time_ms = float(t) if type(t) in (int, float) else None
     run.error = _error(header)
     run.stdout = str(header.get("stdout", ""))[:20000]
+    cost = header.get("cost")
+    if isinstance(cost, dict) and all(type(cost.get(k)) in (int, float) for k in ("compile_ms", "run_ms")):
+        run.cost = {"compile_ms": float(cost["compile_ms"]), "run_ms": float(cost["run_ms"])}
     if run.status == "ok":
         try:
             run.output = wire.decode_tree(header.get("output"), blob)

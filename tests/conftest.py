@@ -47,8 +47,8 @@ def tree_digest(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def grade_source(problem, source: str, box, cases=None):
+def grade_source(problem, source: str, box, cases=None, feedback=None):
     from grader.pipeline import grade
     from grader.submission import parse_source
 
-    return grade(problem, parse_source(source, "<test>"), box, cases)
+    return grade(problem, parse_source(source, "<test>"), box, cases, feedback)
