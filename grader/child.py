@@ -200,7 +200,7 @@ def main(request: dict, blob: bytes, out_fd: int) -> None:
             os.dup2(devnull, fd)
         report = lockdown.apply_lockdown(
             lockdown.Limits(cpu_seconds=int(request["cpu_seconds"]), data_bytes=int(request["memory_mb"]) << 20),
-            readable=request["readable"], keep_fds=[out_fd])
+            readable=request["readable"], keep_fds=[out_fd], disabled=request.get("disabled_layers", ()))
         out = os.fdopen(out_fd, "wb")
         chan = Channel(out, int(request["output_bytes"]))
         chan.send({"type": "hello", "layers": list(report.active), "unavailable": report.unavailable})

@@ -39,7 +39,9 @@ def main() -> None:
               help="Write the report to this file (atomically) instead of standard output.")
 @click.option("--cost", is_flag=True, help="Also time compile and run per case beside the reference's.")
 @click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
-def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool) -> None:
+@click.option("--strict-sandbox", is_flag=True, help="Refuse to grade (IE) unless every sandbox layer is active.")
+def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool,
+          strict_sandbox: bool) -> None:
     """Grade one submission FILE."""
     from .feedback import Feedback
     from .formats import FORMATS
@@ -55,7 +57,7 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, 
         _fail(str(exc))
     with Sandbox() as sandbox:
         feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback, cost=cost)
-        report = run_grade(problem, sub, sandbox, feedback=feedback).report
+        report = run_grade(problem, sub, sandbox, feedback=feedback, strict=strict_sandbox).report
     if output:
         from .authoring import write_atomic
 

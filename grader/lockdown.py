@@ -202,14 +202,17 @@ def _build_seccomp() -> Callable[[], None]:
     return flt.load
 
 
-def apply_lockdown(limits: Limits, readable: Sequence[str], keep_fds: Sequence[int]) -> LockdownReport:
+def apply_lockdown(limits: Limits, readable: Sequence[str], keep_fds: Sequence[int],
+                   disabled: Sequence[str] = ()) -> LockdownReport:
     """Apply every layer in layer_names() order; unavailable layers are reported, not raised.
 
     A layer that is available but fails part way raises, since the child is then in an
-    unknown state and must not run untrusted code.
+    unknown state and must not run untrusted code. ``disabled`` layers (an operator's
+    choice, e.g. on a kernel where one misbehaves) are reported as unavailable.
     """
     active: list[str] = []
-    unavailable: dict[str, str] = {}
+    unavailable: dict[str, str] = {name: "disabled by JAXJUDGE_DISABLE_LAYERS" for name in disabled
+                                   if name in _LAYERS}
     try:
         load_seccomp = _build_seccomp()
     except _Unavailable as exc:

@@ -186,7 +186,7 @@ def _checks_outcome(checks: list[CheckResult]) -> Outcome:
 
 
 def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case] | None = None,
-          feedback: "Feedback | None" = None) -> Graded:
+          feedback: "Feedback | None" = None, strict: bool = False) -> Graded:
     """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
     hints, a public counterexample for hidden failures, compile/run costs."""
     cases = problem.cases if cases is None else cases
@@ -200,6 +200,9 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
 
     run = sandbox.run(make_request(sub, problem, cases, cost=bool(feedback and feedback.cost)))
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
+    if strict and run.unavailable and not run.judge_error:
+        run.judge_error = ("strict sandbox: refusing to grade without every layer; unavailable: " +
+                           ", ".join(f"{k} ({v})" for k, v in run.unavailable.items()))
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
                              sandbox=sandbox_info, **base), run)

@@ -77,6 +77,7 @@ class Request:
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
             "cost": self.cost,
             "readable": lockdown.default_readable_paths(),
+            "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],
         }
         return header, packer.blob()
 

@@ -1,0 +1,58 @@
+"""Sandbox properties beyond the corpus: isolation between submissions graded by one
+zygote, reporting of unavailable layers, and the strict flag."""
+import os
+import subprocess
+import sys
+
+from conftest import ROOT, SUBMISSIONS, grade_source
+
+P1 = "per_example_grad_clipping"
+GOOD = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text()
+POISONER = GOOD.replace("def per_example_grad_clip(", """def _tamper():
+    for name in ("sum", "sqrt", "maximum"):
+        try:
+            setattr(jnp, name, lambda *a, **k: 0.0)
+        except Exception:
+            pass
+    jax.config = None
+
+
+_tamper()
+
+
+def per_example_grad_clip(""")
+
+
+def test_state_never_leaks_between_submissions(problem1, pool):
+    box = pool.free.get()
+    try:
+        first = grade_source(problem1, POISONER, box).report
+        second = grade_source(problem1, GOOD, box).report
+    finally:
+        pool.free.put(box)
+    assert first.verdict == "RE"  # the tampering is refused outright
+    assert second.verdict == "AC" and second.passed == second.total
+
+
+def test_all_layers_active_here(problem1, pool):
+    box = pool.free.get()
+    try:
+        report = grade_source(problem1, GOOD, box, problem1.public_cases()).report
+    finally:
+        pool.free.put(box)
+    assert report.sandbox["layers"] == ["fds", "netns", "rlimits", "landlock", "seccomp"]
+
+
+def run_cli(*args, env_extra):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_missing_layer_is_reported_and_strict_refuses():
+    path = str(SUBMISSIONS / P1 / "accepted" / "flat_norm.py")
+    env = {"JAXJUDGE_DISABLE_LAYERS": "landlock,seccomp"}
+    relaxed = run_cli("grade", path, "--problem", P1, "--no-feedback", env_extra=env)
+    assert relaxed.returncode == 0 and "unavailable: landlock" in relaxed.stdout
+    strict = run_cli("grade", path, "--problem", P1, "--strict-sandbox", "--format", "json", env_extra=env)
+    assert strict.returncode == 2 and '"verdict": "IE"' in strict.stdout and "strict sandbox" in strict.stdout
