@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .inputs import InputError, canonical, check_input
+from .inputs import InputError, canonical, check_input, typed_input
 from .output_checks import CheckContext, compare, run_checks
 from .pipeline import make_request, static_stage
 from .problem import Case, Problem, ProblemError
@@ -86,6 +86,11 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
     if run.judge_error or run.load_status != "ok":
         err = (run.load_error or {}).get("message", run.judge_error or run.load_status)
         raise ProblemError(problem.reference_path, f"could not be run: {err}")
+    from .runtime_checks import check_runtime
+
+    broken = [c for c in check_runtime(run, problem.meta.requirements) if not c.passed]
+    if broken:
+        raise ProblemError(problem.reference_path, f"fails its own requirement '{broken[0].name}': {broken[0].message}")
     shape_checks = tuple(c for c in problem.meta.output_checks if c not in ("value",))
     out = Computed({}, {})
     for cid, raw in raw_inputs:
@@ -93,8 +98,6 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
         if cr.status != "ok":
             out.problems[cid] = f"reference ended with {cr.status}: {(cr.error or {}).get('message', '')}"
             continue
-        from .inputs import typed_input
-
         ctx = CheckContext(problem.meta, cr.output, None, typed_input(problem.meta, raw), cr.args_after,
                            check_input(problem.meta, raw))
         found = run_checks(ctx, shape_checks)

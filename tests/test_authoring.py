@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from conftest import tree_digest
+from conftest import SUBMISSIONS as ROOT_SUBMISSIONS, tree_digest
 
 P1 = "per_example_grad_clipping"
 GOOD = {"params": {"w": [0.25, -0.5], "b": 0.125}, "x": [[1.0, 2.0], [3.0, -1.0]], "y": [0.5, 2.0], "max_norm": 2.5}
@@ -133,3 +133,15 @@ def test_generated_hidden_cases_cover_the_statement(problem1):
         assert need in seen, need
     shapes = {np.asarray(c.input["x"]).shape for c in problem1.cases}
     assert len(shapes) <= 12
+
+
+def test_reference_breaking_its_own_requirements_writes_nothing(problem_copy, tmp_path):
+    root = problem_copy()
+    decoy = (ROOT_SUBMISSIONS / P1 / "rejected" / "decoy_call.py").read_text()
+    (root / "reference.py").write_text(decoy)
+    before = tree_digest(root.parent)
+    src = tmp_path / "new.json"
+    src.write_text(json.dumps(GOOD))
+    r = cli("add-case", P1, str(src), cwd=tmp_path)
+    assert r.returncode == 2 and "fails its own requirement" in r.stderr
+    assert tree_digest(root.parent) == before
