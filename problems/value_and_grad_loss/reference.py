@@ -1,0 +1,12 @@
+import jax
+import jax.numpy as jnp
+
+
+def mse(params, x, y):
+    err = x @ params["w"] + params["b"] - y
+    return 0.5 * jnp.mean(err * err)
+
+
+def loss_and_grads(params, x, y):
+    loss, grads = jax.value_and_grad(mse)(params, x, y)
+    return {"loss": loss, "grads": grads}

@@ -1,0 +1,12 @@
+# reason: value
+# hint: the scan emits the state before the update, so 'trace' starts with init and lags one step behind.
+import jax
+
+
+def ema(xs, decay, init):
+    def step(s, x):
+        new = decay * s + (1.0 - decay) * x
+        return new, s
+
+    final, trace = jax.lax.scan(step, init, xs)
+    return {"final": final, "trace": trace}

@@ -1,0 +1,13 @@
+# reason: nan
+# hint: log(1 + exp(z)) overflows float32 once z > 88 and its derivatives become inf / inf = NaN; use jax.nn.softplus or jnp.logaddexp(0.0, z).
+import jax
+import jax.numpy as jnp
+
+
+def hessian_vector_product(w, x, y, lam, v):
+    def f(w):
+        z = x @ w
+        return jnp.mean(jnp.log(1.0 + jnp.exp(z)) - y * z) + 0.5 * lam * jnp.sum(w * w)
+
+    g, hv = jax.jvp(jax.grad(f), (w,), (v,))
+    return {"grad": g, "hvp": hv}

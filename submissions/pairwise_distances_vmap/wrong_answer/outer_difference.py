@@ -1,0 +1,12 @@
+# reason: value
+# hint: u[:, None] - v[None, :] broadcasts two rows into a (D, D) table of all coordinate pairs; subtract matching coordinates only.
+import jax
+import jax.numpy as jnp
+
+
+def dist(u, v):
+    return jnp.sqrt(jnp.sum((u[:, None] - v[None, :]) ** 2))
+
+
+def pairwise_distances(a, b):
+    return {"dist": jax.vmap(jax.vmap(dist, (None, 0)), (0, None))(a, b)}
