@@ -1,5 +1,7 @@
-"""Every file under submissions/<problem>/<verdict>/ gets exactly that verdict and the
-reason code its header names; no report shows hidden data; nothing escapes to disk."""
+"""Every file under submissions/per_example_grad_clipping/<verdict>/ (the core corpus and
+the adversarial one) gets exactly that verdict and the reason code its header names; no
+report shows hidden data or breaks the schema; nothing escapes to disk. The other
+problems' corpora are proven by `grader validate`, which CI runs after the tests."""
 from __future__ import annotations
 
 import json
@@ -10,7 +12,7 @@ import pytest
 
 from conftest import PROBLEMS, SUBMISSIONS, tree_digest
 
-FILES = sorted(p for p in SUBMISSIONS.glob("*/*/*.py"))
+FILES = sorted(p for p in SUBMISSIONS.glob("per_example_grad_clipping/*/*.py"))
 
 
 def _hidden_numbers(problem) -> set[str]:
