@@ -221,14 +221,15 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
             run.load_status, f"while loading the module: {err.get('message', run.load_status)}"
             + (f" (line {err['line']})" if err.get("line") else ""))
         load = Outcome(verdict, reason, msg)
-    overall = first_failure([load, _checks_outcome(runtime), *(_case_outcome(j.report) for j in judged)])
+    public_view = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
+    overall = first_failure([load, _checks_outcome(runtime), *map(_case_outcome, public_view)])
     passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, **{k: v for k, v in base.items()})
     if feedback is not None and overall.verdict is not Verdict.IE:
         feedback.apply(problem, sub, judged, report, sandbox)
-    # The one place hidden cases lose their data (see report.hidden_view).
+    # Feedback may have added hints; reduce hidden cases again (see report.hidden_view).
     report.cases = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
     return Graded(report, run, excess)
 

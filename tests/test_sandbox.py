@@ -56,3 +56,28 @@ def test_missing_layer_is_reported_and_strict_refuses():
     assert relaxed.returncode == 0 and "unavailable: landlock" in relaxed.stdout
     strict = run_cli("grade", path, "--problem", P1, "--strict-sandbox", "--format", "json", env_extra=env)
     assert strict.returncode == 2 and '"verdict": "IE"' in strict.stdout and "strict sandbox" in strict.stdout
+
+
+RAISES_ON_HIDDEN = GOOD.replace("    return {\"grads\"", "    if x.shape[0] == 8:\n        print('secret', x)\n"
+                                "        raise ValueError('secret ' + str(x))\n    return {\"grads\"")
+WRONG_ON_HIDDEN = GOOD.replace("    return {\"grads\"", "    if x.shape[0] == 8:\n        norms = norms * 3.0\n"
+                               "    return {\"grads\"")
+
+
+def test_hidden_failures_reveal_nothing(problem1, pool):
+    import json
+
+    from grader.feedback import Feedback
+
+    box = pool.free.get()
+    try:
+        raised = grade_source(problem1, RAISES_ON_HIDDEN, box).report
+        wrong = grade_source(problem1, WRONG_ON_HIDDEN, box, feedback=Feedback(counterexample=False)).report
+    finally:
+        pool.free.put(box)
+    assert raised.verdict == "RE" and raised.message.endswith(": runtime error")
+    assert "secret" not in json.dumps(raised.to_json())
+    assert wrong.verdict == "WA" and wrong.message.endswith(": wrong value")
+    hidden_x = [json.dumps(c.input["x"])[2:12] for c in problem1.cases if c.hidden and len(c.input["x"]) == 8]
+    text = json.dumps(wrong.to_json())
+    assert hidden_x and not any(x in text for x in hidden_x)
