@@ -152,7 +152,7 @@ def compare(spec: OutputLeaf, got: np.ndarray, expected: np.ndarray) -> dict:
     ix = tuple(int(v) for v in np.unravel_index(i, excess.shape))
     e, v = float(expected.flat[i]), float(g.flat[i])
     return {"leaf": dotted(spec.path), "index": list(ix), "expected": e, "got": v, "abs_err": float(err.flat[i]),
-            "rel_err": float(err.flat[i] / abs(e)) if e else None, "atol": spec.atol, "rtol": spec.rtol,
+            "rel_err": float(err.flat[i] / abs(e)) if e and np.isfinite(e) else None, "atol": spec.atol, "rtol": spec.rtol,
             "excess": float(excess.flat[i])}
 
 

@@ -163,7 +163,11 @@ class SubmissionPolicy(RestrictingNodeTransformer):
 
 def compile_submission(source: str) -> types.CodeType:
     """Compile under the policy; SyntaxError carries RestrictedPython's reasons."""
-    return compile_restricted(source, SUBMISSION_FILE, "exec", policy=SubmissionPolicy)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # "prints, but never reads 'printed'": by design
+        return compile_restricted(source, SUBMISSION_FILE, "exec", policy=SubmissionPolicy)
 
 
 def restricted_errors(source: str) -> list[str]:
