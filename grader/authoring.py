@@ -88,7 +88,10 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
         raise ProblemError(problem.reference_path, f"could not be run: {err}")
     from .runtime_checks import check_runtime
 
-    broken = [c for c in check_runtime(run, problem.meta.requirements) if not c.passed]
+    # The dependence probe needs cases on which the answer moves with the transform; a single
+    # new case may be degenerate (an overflow that zeroes everything). validate proves it on the suite.
+    broken = [c for c in check_runtime(run, problem.meta.requirements)
+              if not c.passed and c.name != "results come from the transforms"]
     if broken:
         raise ProblemError(problem.reference_path, f"fails its own requirement '{broken[0].name}': {broken[0].message}")
     shape_checks = tuple(c for c in problem.meta.output_checks if c not in ("value",))

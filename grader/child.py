@@ -16,6 +16,7 @@ from . import lockdown, policy, wire
 from .instrument import WATCHED_BY_DEFAULT, Recorder, overrides
 
 ERROR_CAP = 2000
+PROBE_CASES = 3  # cases rerun with the required transform's result perturbed
 _OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "bad_alloc", "Cannot allocate memory")
 
 
@@ -224,26 +225,31 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     chan.send({"type": "load", **loaded})
     if loaded["status"] != "ok":
         return
-    first_ok = None
+    probe_cases: list[tuple[str, Any]] = []
     for case_id, inputs in cases:
         chan.send({"type": "begin", "case": case_id})
         result, out, args_after = run.call(inputs, args)
         trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
         message = {"type": "case", "case": case_id, **result}
         chan.send(message, trees)
-        if first_ok is None and message.get("status") == "ok":
-            first_ok = (case_id, inputs)
-    if request.get("size_probe") and first_ok is not None:
+        if message.get("status") == "ok" and len(probe_cases) < PROBE_CASES:
+            probe_cases.append((case_id, inputs))
+    if request.get("size_probe") and probe_cases:
         chan.send({"type": "begin", "case": "sizes"})
         chan.send({"type": "sizes", "sizes": [_program_size(run, wire.decode_tree(p["input"], blob), args, p["size"])
                                               for p in request["size_probe"]]})
     chan.send({"type": "runtime", **recorder.report()})
 
-    if request.get("probe") and first_ok is not None and rule:
+    if request.get("probe") and probe_cases and rule:
+        # Several cases, since on one a right answer may not depend on the transform
+        # (every gradient clipped to zero, an overflow that zeroes everything).
         chan.send({"type": "begin", "case": "probe"})
         probe = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True))
         if probe.load()["status"] == "ok":
-            result, out, _ = probe.call(first_ok[1], args)
-            chan.send({"type": "probe", "case": first_ok[0], **result}, {"output": out} if result["status"] == "ok" else None)
+            for case_id, inputs in probe_cases:
+                chan.send({"type": "begin", "case": "probe"})
+                result, out, _ = probe.call(inputs, args)
+                chan.send({"type": "probe", "case": case_id, **result},
+                          {"output": out} if result["status"] == "ok" else None)
     chan.send({"type": "done"})
     sys.stdout.flush()

@@ -66,7 +66,7 @@ class Report:
     counterexample: dict | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return json_safe(asdict(self))
 
 
 def lines(checks: list[CheckResult]) -> list[CheckLine]:
@@ -79,8 +79,21 @@ def hidden_view(case: CaseReport) -> CaseReport:
     return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms, hint=case.hint, cost=case.cost)
 
 
+def json_safe(value: Any) -> Any:
+    """Non-finite floats as "NaN"/"Infinity" strings: reports stay strict JSON."""
+    import math
+
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
+
+
 def render_json(report: Report) -> str:
-    return json.dumps(report.to_json(), indent=2, allow_nan=False, default=str)
+    return json.dumps(json_safe(report.to_json()), indent=2, allow_nan=False, default=str)
 
 
 def _fmt(value: Any, limit: int = 400) -> str:

@@ -84,24 +84,26 @@ def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:
 def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
     if not req.depends or not req.poison:
         return []
-    probe = run.probe
-    base = run.cases.get(probe.id) if probe is not None else None
-    if probe is None or base is None or base.status != "ok":
-        return []  # nothing ran cleanly to compare; the case verdicts speak instead
     source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
-    if probe.status != "ok":
+    pairs = [(p, run.cases.get(p.id)) for p in run.probes]
+    pairs = [(p, base) for p, base in pairs if base is not None and base.status == "ok"]
+    if not pairs:
+        return []  # nothing ran cleanly to compare; the case verdicts speak instead
+    if any(p.status != "ok" for p, _ in pairs):
         return [CheckResult("results come from the transforms", True,
-                            f"poisoning {source} changed the outcome ({probe.status})")]
-    unchanged = []
-    for dotted_path in req.depends:
-        path = tuple(dotted_path.split("."))
-        a, b = _leaf(base.output, path), _leaf(probe.output, path)
-        if a is not None and b is not None and a.array.shape == b.array.shape and \
-                np.array_equal(a.array, b.array, equal_nan=True):
-            unchanged.append(dotted_path)
+                            f"perturbing {source} changed the outcome of a case")]
+    # An output counts as derived when it moves on at least one probed case.
+    unchanged = [d for d in req.depends if all(_same_leaf(base.output, p.output, d) for p, base in pairs)]
     ok = not unchanged
     return [CheckResult(
         "results come from the transforms", ok,
         f"every required output depends on {source}" if ok else
         f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {source} was "
         f"perturbed: the output is computed some other way, and the transform call is a decoy")]
+
+
+def _same_leaf(a_tree, b_tree, dotted_path: str) -> bool:
+    path = tuple(dotted_path.split("."))
+    a, b = _leaf(a_tree, path), _leaf(b_tree, path)
+    return a is not None and b is not None and a.array.shape == b.array.shape and \
+        np.array_equal(a.array, b.array, equal_nan=True)

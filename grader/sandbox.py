@@ -42,7 +42,7 @@ class RunResult:
     unavailable: dict[str, str] = field(default_factory=dict)
     cases: dict[str, CaseRun] = field(default_factory=dict)
     runtime: dict | None = None
-    probe: CaseRun | None = None
+    probes: list[CaseRun] = field(default_factory=list)
     sizes: list[dict] = field(default_factory=list)  # traced program size per batch size
     exit: dict = field(default_factory=dict)
     judge_error: str | None = None
@@ -162,7 +162,7 @@ class Sandbox:
                                  "error": str(s.get("error", ""))[:300] or None}
                                 for s in header.get("sizes", [])[:4] if isinstance(s, dict)]
             elif kind == "probe":
-                result.probe = _case_run(header, blob)
+                result.probes.append(_case_run(header, blob))
                 current = None
 
 
@@ -211,7 +211,7 @@ def _finish(result: RunResult, current: str | None, exit_info: dict) -> None:
     if result.load_status == "not_run":
         result.load_status = status
     elif current == "probe":
-        result.probe = CaseRun("probe", status)
+        result.probes.append(CaseRun("probe", status))
     elif current in result.cases:
         result.cases[current].status = status
 
