@@ -47,9 +47,11 @@ print(time.perf_counter() - start)
 """
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    if done.returncode not in ok:
+        sys.exit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
     return time.perf_counter() - start
 
 
@@ -73,18 +75,21 @@ def main() -> None:
     grader = [sys.executable, "-m", "grader"]
     rounds: dict[str, list[float]] = {k: [] for k in ("cold", "batch", "single", "floor", "import")}
     for _ in range(opts.repeat):
-        rounds["import"].append(timed([sys.executable, "-c", "import jax"]))
+        rounds["import"].append(timed([sys.executable, "-c", "import jax"], ok=(0,)))
         out = subprocess.run([sys.executable, "-c", FLOOR, str(problem.root), problem.meta.entry.name,
                               ",".join(problem.meta.entry.args)], capture_output=True, text=True, check=True)
         rounds["floor"].append(float(out.stdout.strip().splitlines()[-1]))
-        cold = [timed([*grader, "grade", f, "--problem", opts.problem, "--format", "json"]) for f in files]
+        # Feedback (hints, counterexamples) is off in both: this times the grading machinery.
+        cold = [timed([*grader, "grade", f, "--problem", opts.problem, "--format", "json", "--no-feedback"])
+                for f in files]
         rounds["cold"].append(sum(cold) / len(files))
         rounds["single"].append(statistics.median(cold))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             for i, f in enumerate(files):
                 (folder / f"{i:03d}_{Path(f).name}").write_bytes(Path(f).read_bytes())
-            total = timed([*grader, "batch", str(folder), "--problem", opts.problem, "--workers", "2"])
+            total = timed([*grader, "batch", str(folder), "--problem", opts.problem, "--workers", "2",
+                           "--no-feedback"], ok=(0,))
         rounds["batch"].append(total / len(files))
     m = {k: statistics.median(v) for k, v in rounds.items()}
     print(f"problem {opts.problem}: {len(files)} files, {len(problem.cases)} cases each, {opts.repeat} round(s), medians")
