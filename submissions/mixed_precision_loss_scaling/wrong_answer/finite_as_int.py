@@ -1,0 +1,19 @@
+# reason: dtype
+# hint: the flag finite is a bool array; converting it to an integer changes its dtype.
+import jax
+import jax.numpy as jnp
+
+F16 = jnp.float16
+
+
+def scaled_loss(params, x, y, loss_scale):
+    pred = x.astype(F16) @ params["w"].astype(F16) + params["b"].astype(F16)
+    loss = jnp.mean((pred - y.astype(F16)) ** 2)
+    return loss * jnp.asarray(loss_scale, F16), loss
+
+
+def mixed_precision_step(params, x, y, loss_scale):
+    g, loss = jax.grad(scaled_loss, has_aux=True)(params, x, y, loss_scale)
+    finite = jnp.logical_and(jnp.all(jnp.isfinite(g["w"])), jnp.isfinite(g["b"]))
+    grads = {k: jnp.where(finite, v / loss_scale, 0.0) for k, v in g.items()}
+    return {"grads": grads, "loss": loss, "finite": finite.astype(jnp.int32)}
