@@ -137,8 +137,8 @@ def test_generated_hidden_cases_cover_the_statement(problem1):
 
 def test_reference_breaking_its_own_requirements_writes_nothing(problem_copy, tmp_path):
     root = problem_copy()
-    decoy = (ROOT_SUBMISSIONS / P1 / "rejected" / "decoy_call.py").read_text()
-    (root / "reference.py").write_text(decoy)
+    dead = (ROOT_SUBMISSIONS / P1 / "rejected" / "dead_branch.py").read_text()
+    (root / "reference.py").write_text(dead)
     before = tree_digest(root.parent)
     src = tmp_path / "new.json"
     src.write_text(json.dumps(GOOD))
