@@ -4,20 +4,27 @@ Runs inside the child. A submission sees modules only as ``SafeModule``
 proxies that expose allow-listed attributes; every attribute read on other
 objects passes a deny-list of the names that lead out (devices, buffers,
 frames, ``format`` walks); writes reach only plain dicts, lists and the
-submission's own objects. The OS layers (``lockdown``) back this up: a hole
-here still meets a process that cannot open files, exec or talk to a network.
+submission's own objects. Its code runs only inside "call windows" (loading
+the module, calling the entry), after which the judge's own code gets a sane
+interpreter back (see the section below). The OS layers (``lockdown``) back
+this up: a hole here still meets a process that cannot open files, exec or
+talk to a network.
 """
 from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import operator
+import sys
 import types
 from typing import Any, Callable
 
 from RestrictedPython import compile_restricted, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
-from RestrictedPython.transformer import RestrictingNodeTransformer
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
+
+from .wire import MAX_DEPTH, MAX_NODES
 
 SUBMISSION_FILE = "<submission>"
 SUBMISSION_MODULE = "submission"
@@ -92,7 +99,15 @@ DENIED_ATTRS = frozenset("""device devices sharding addressable_shards addressab
     tofile dump dumps ctypes base data setflags format format_map mro lower trace compile runtime_executable
     as_text cost_analysis memory_analysis traceback gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await
     ag_frame ag_code f_back f_globals f_locals f_builtins f_code tb_frame tb_next func_globals func_code
-    im_func im_self with_traceback jaxpr eqns cache_clear cache_info register defvjp_all""".split())
+    im_func im_self with_traceback jaxpr eqns cache_clear cache_info register defvjp_all
+    obj bind bind_with_trace get_bind_params impl abstract_eval def_impl def_abstract_eval def_bind_with_trace
+    def_effectful_abstract_eval def_effectful_abstract_eval2 to_lojax""".split()) | INSPECT_ATTRIBUTES
+# ``obj``: since Python 3.10 an AttributeError carries the object whose lookup failed,
+# which may be an object internal to JAX or numpy. ``bind`` .. ``to_lojax``: a
+# jax.checkpoint policy is called with JAX Primitive objects, whose def_impl & co.
+# would let a submission redefine primitives for the judge's code in the same process.
+# INSPECT_ATTRIBUTES (frames, code, generators) are refused at compile time by
+# RestrictedPython; this refuses them when the name is built at runtime.
 
 
 class PolicyError(Exception):
@@ -153,12 +168,61 @@ class ModuleTable:
 
 class SubmissionPolicy(RestrictingNodeTransformer):
     """RestrictedPython's rules, but private helper names such as ``_loss`` are fine:
-    only dunder names and names shaped like the guards (``_x_``) stay forbidden."""
+    only dunder names and names shaped like the guards (``_x_``) stay forbidden.
+
+    Two additions (see "Call windows" below): the module body runs inside ``with
+    _window_():``, and every function body, lambda, ``except`` handler and ``finally``
+    block starts with ``_live_()``, so that submission code can run only while the child
+    is executing the module or calling the entry, never from a finaliser or a comparison
+    that the judge's own code happens to trigger."""
 
     def check_name(self, node, name, allow_magic_methods=False):  # noqa: D401
         if name and name.startswith("_") and not name.startswith("__") and not name.endswith("_") and name != "_":
             return
         super().check_name(node, name, allow_magic_methods)
+
+    @staticmethod
+    def _live(at: ast.AST) -> ast.stmt:
+        stmt = ast.Expr(ast.Call(ast.Name("_live_", ast.Load()), [], []))
+        ast.copy_location(stmt, at)
+        return ast.fix_missing_locations(stmt)
+
+    def visit_Module(self, node):
+        node = super().visit_Module(node)
+        first = 0
+        while first < len(node.body) and isinstance(node.body[first], ast.ImportFrom) \
+                and node.body[first].module == "__future__":
+            first += 1
+        body = node.body[first:]
+        if body:
+            window = ast.With([ast.withitem(ast.Call(ast.Name("_window_", ast.Load()), [], []))], body)
+            ast.copy_location(window, body[0])
+            node.body[first:] = [ast.fix_missing_locations(window)]
+        return node
+
+    def visit_FunctionDef(self, node):
+        node = super().visit_FunctionDef(node)
+        node.body.insert(0, self._live(node))
+        return node
+
+    def visit_Lambda(self, node):
+        node = super().visit_Lambda(node)
+        live = ast.Call(ast.Name("_live_", ast.Load()), [], [])
+        node.body = ast.BoolOp(ast.Or(), [live, node.body])  # _live_() is None: the value is the body's
+        ast.copy_location(node.body, node)
+        ast.fix_missing_locations(node)
+        return node
+
+    def visit_ExceptHandler(self, node):
+        node = super().visit_ExceptHandler(node)
+        node.body.insert(0, self._live(node))
+        return node
+
+    def visit_Try(self, node):
+        node = super().visit_Try(node)
+        if node.finalbody:
+            node.finalbody.insert(0, self._live(node.finalbody[0]))
+        return node
 
 
 def compile_submission(source: str) -> types.CodeType:
@@ -224,6 +288,27 @@ def inplacevar(op: str, x: Any, y: Any) -> Any:
     return _INPLACE[op](x, y)
 
 
+def printable(text: str) -> str:
+    """``text`` without lone surrogates (``chr(0xD800)``), which no UTF-8 stream accepts:
+    the text report crashed on a submission that printed or raised one."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _clean_exception(exc: BaseException) -> None:
+    """Make the message the judge will render from ``exc`` printable (see ``printable``)."""
+    try:
+        args = tuple(exc.args)
+        clean = tuple(printable(str.__str__(a)) if isinstance(a, str) else a for a in args)
+        if any(c is not a for c, a in zip(clean, args)):
+            exc.args = clean
+    except Exception:  # an exception type with read-only args: leave it
+        pass
+
+
 class PrintSink:
     """Collects ``print`` output, capped so that a flood costs nothing."""
 
@@ -243,7 +328,7 @@ class PrintSink:
         if self.size >= self.cap:
             self.truncated = True
             return
-        text = text[: self.cap - self.size]
+        text = printable(text[: self.cap - self.size])
         self.parts.append(text)
         self.size += len(text)
 
@@ -289,6 +374,150 @@ _BUILTIN_NAMES = """abs all any bool callable chr dict divmod enumerate filter f
     True False None""".split()
 
 
+# ------------------------------------------------------------ call windows
+#
+# Submission code runs only inside a window: the module body (``with _window_():``,
+# added by SubmissionPolicy) and calls of the entry (``SubmissionGlobals`` hands the
+# child a guarded entry). Leaving a window protects the judge code that runs next in
+# the same process (exception messages are also made printable, see ``printable``):
+#
+# * It restores the interpreter's recursion headroom. jaxlib's pytree code leaks the
+#   recursion counter when a RecursionError meets it inside a flatten with a Python
+#   callback (is_leaf, key comparisons); a submission feeding a 10000-deep dict to
+#   jax.vmap or tree_map left the child unable to call a function, so it died as an
+#   internal error (IE). Python 3.11 cannot reset the counter, only raise the limit.
+# * Results and argument containers handed back to the judge are capped to the wire's
+#   own limits (MAX_DEPTH, MAX_NODES): anything larger becomes a marker the wire
+#   rejects as too deeply nested (OLE), before JAX flattens it (a deep or cyclic tree
+#   would hit the same leak; a 100000-leaf list made jit crawl into a TLE).
+#
+# Outside windows ``_live_()`` raises: a generator finalised by the garbage collector
+# while the judge sends a frame, or an ``__lt__`` that jit calls while sorting dict keys,
+# cannot run submission code in the judge's context.
+
+HEADROOM = 400  # frames of recursion the judge's code gets after a window closes
+_OPEN = [0]  # how many windows are open (a list, so that _live_ can bind it as a default)
+
+
+def restore_headroom() -> None:
+    """Make sure at least HEADROOM frames of recursion are left. sys.setrecursionlimit
+    refuses a limit at or below the current depth, which makes the test O(1)."""
+    limit = sys.getrecursionlimit()
+    for _ in range(1000):
+        try:
+            sys.setrecursionlimit(limit - HEADROOM)
+        except RecursionError:  # fewer than HEADROOM frames left
+            limit += HEADROOM
+            sys.setrecursionlimit(limit)
+        else:
+            sys.setrecursionlimit(limit)
+            return
+
+
+class _Window:
+    """Context manager around submission code; see the comment above."""
+
+    def __enter__(self) -> None:
+        _OPEN[0] += 1
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is not None:
+            _clean_exception(exc)
+        _OPEN[0] -= 1
+        if _OPEN[0] <= 0:
+            _OPEN[0] = 0
+            restore_headroom()
+
+
+def _window_() -> _Window:
+    return _Window()
+
+
+def _live_(_open: list = _OPEN) -> None:  # runs at every submission function call: kept cheap
+    if not _open[0]:
+        raise PolicyError("submission code may run only while the judge loads the module or calls the entry "
+                          "(the entry must be fetched through SubmissionGlobals.get)")
+
+
+def _children(node: Any) -> list:
+    if isinstance(node, dict):
+        return list(dict.values(node))
+    if isinstance(node, (list, tuple)):
+        return list(list.__iter__(node) if isinstance(node, list) else tuple.__iter__(node))
+    if isinstance(node, functools.partial):  # jax.tree_util.Partial is a pytree node
+        return [*node.args, *node.keywords.values()]
+    return []
+
+
+def oversized(tree: Any) -> bool:
+    """Whether the tree nests deeper than MAX_DEPTH or has more than MAX_NODES parts
+    (the wire's limits). Iterative, stops at the limits, so cycles cost nothing."""
+    stack, nodes = [(tree, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH or nodes > MAX_NODES:
+            return True
+        stack.extend((child, depth + 1) for child in _children(node))
+    return False
+
+
+def too_large_marker() -> list:
+    """Nested lists one level deeper than the wire accepts: cheap for JAX, OLE on the wire."""
+    marker: Any = None
+    for _ in range(MAX_DEPTH + 2):
+        marker = [marker]
+    return marker
+
+
+def _cap_in_place(container: Any) -> None:
+    if type(container) is dict and oversized(container):
+        dict.clear(container)
+        container["too_large"] = too_large_marker()
+    elif type(container) is list and oversized(container):
+        list.clear(container)
+        container.append(too_large_marker())
+
+
+def guard_entry(fn: Callable, namespace: dict, name: str) -> Callable:
+    """The entry as the child calls it: inside a window, with its result and the
+    containers it was given capped to the wire's limits."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        with _Window():
+            try:
+                out = fn(*args, **kwargs)
+            finally:
+                for arg in (*args, *kwargs.values()):
+                    _cap_in_place(arg)
+                current = dict.get(namespace, name)
+                if callable(current) and not getattr(current, "__guarded_entry__", False):
+                    dict.__setitem__(namespace, name, guard_entry(current, namespace, name))  # rebound by ``global``
+            return too_large_marker() if oversized(out) else out
+
+    entry.__guarded_entry__ = True
+    return entry
+
+
+class SubmissionGlobals(dict):
+    """The submission's module namespace. The child finds the entry with ``get`` after
+    loading the module; from then on the name holds the guarded entry, so the child's
+    later ``globals[entry]`` lookups (jit, eager, probes) call it inside a window."""
+
+    def __missing__(self, key: Any) -> Any:
+        # A dict subclass as globals sends every global lookup through the mapping
+        # protocol; answering builtins here spares each builtin name a KeyError.
+        return dict.__getitem__(dict.__getitem__(self, "__builtins__"), key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        value = dict.get(self, key, default)
+        if key in self and callable(value) and not getattr(value, "__guarded_entry__", False):
+            value = guard_entry(value, self, key)
+            dict.__setitem__(self, key, value)
+        return value
+
+
 def make_globals(table: ModuleTable, sink: PrintSink) -> dict[str, Any]:
     safe = {name: getattr(builtins, name) for name in _BUILTIN_NAMES}
     safe.update(
@@ -301,9 +530,11 @@ def make_globals(table: ModuleTable, sink: PrintSink) -> dict[str, Any]:
         classmethod=classmethod,
         property=property,
     )
-    return {
+    return SubmissionGlobals({
         "__builtins__": safe,
         "__name__": SUBMISSION_MODULE,
+        "_window_": _window_,
+        "_live_": _live_,
         "__metaclass__": type,
         "_getattr_": guarded_getattr,
         "_getitem_": operator.getitem,
@@ -314,7 +545,7 @@ def make_globals(table: ModuleTable, sink: PrintSink) -> dict[str, Any]:
         "_apply_": lambda f, *a, **k: f(*a, **k),
         "_unpack_sequence_": guarded_unpack_sequence,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-    }
+    })
 
 
 def syntax_error(source: str) -> SyntaxError | None:
@@ -325,5 +556,5 @@ def syntax_error(source: str) -> SyntaxError | None:
     return None
 
 
-__all__ = ["ALLOWED", "DENIED_ATTRS", "ModuleTable", "PrintSink", "SafeModule", "compile_submission",
-           "make_globals", "restricted_errors", "syntax_error"]
+__all__ = ["ALLOWED", "DENIED_ATTRS", "ModuleTable", "PrintSink", "SafeModule", "SubmissionGlobals",
+           "compile_submission", "make_globals", "restricted_errors", "restore_headroom", "syntax_error"]

@@ -1,0 +1,24 @@
+# reason: exception
+# attack: np.lib.stride_tricks.as_strided to read memory outside an array; numpy.lib is not allow-listed.
+import jax
+import jax.numpy as jnp
+
+def _loss(params, x, y):
+    err = jnp.dot(x, params["w"]) + params["b"] - y
+    return 0.5 * err * err
+
+
+def _solve(params, x, y, max_norm):
+    grads = jax.vmap(jax.grad(_loss), in_axes=(None, 0, 0))(params, x, y)
+    norms = jnp.sqrt(jnp.sum(grads["w"] ** 2, axis=1) + grads["b"] ** 2)
+    scale = 1.0 / jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(grads["w"] * scale[:, None], axis=0), "b": jnp.mean(grads["b"] * scale)},
+            "norms": norms}
+
+import numpy as np
+
+
+def per_example_grad_clip(params, x, y, max_norm):
+    a = np.zeros(4)
+    peek = np.lib.stride_tricks.as_strided(a, shape=(1 << 20,), strides=(8,))
+    return peek

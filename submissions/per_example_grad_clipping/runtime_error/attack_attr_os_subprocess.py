@@ -1,0 +1,47 @@
+# reason: exception
+# attack: reaching os/subprocess/sys/threading/signal as attributes of jax, jnp and numpy modules; SafeModule exposes only allow-listed names (AttributeError).
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+def _loss(params, x, y):
+    err = jnp.dot(x, params["w"]) + params["b"] - y
+    return 0.5 * err * err
+
+
+def _solve(params, x, y, max_norm):
+    grads = jax.vmap(jax.grad(_loss), in_axes=(None, 0, 0))(params, x, y)
+    norms = jnp.sqrt(jnp.sum(grads["w"] ** 2, axis=1) + grads["b"] ** 2)
+    scale = 1.0 / jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(grads["w"] * scale[:, None], axis=0), "b": jnp.mean(grads["b"] * scale)},
+            "norms": norms}
+
+
+def _try_routes(routes):
+    """Every route must fail; a route that works is an escape and yields a WA, not the expected RE."""
+    errors = []
+    for route in routes:
+        try:
+            got = route()
+        except Exception as exc:
+            errors.append(str(exc))
+            continue
+        return {"escaped": repr(got)[:200]}
+    raise RuntimeError("all routes blocked: " + " | ".join(errors)[:1500])
+
+
+def per_example_grad_clip(params, x, y, max_norm):
+    out = _solve(params, x, y, max_norm)
+    return _try_routes([
+        lambda: np.os.system,
+        lambda: jax.os,
+        lambda: jnp.os,
+        lambda: np.sys.modules,
+        lambda: jax.numpy.linalg.np.os,
+        lambda: np.testing,
+        lambda: np.lib.utils,
+        lambda: jax.lax.threading,
+        lambda: jax.numpy.signal,
+        lambda: jax.lib.xla_client,
+        lambda: jax.extend,
+    ])

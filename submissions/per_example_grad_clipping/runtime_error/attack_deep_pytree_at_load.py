@@ -1,0 +1,36 @@
+# reason: exception
+# attack: the same jaxlib recursion-counter leak triggered while the module loads; the policy's module guard restores the headroom.
+import jax
+import jax.numpy as jnp
+
+def _loss(params, x, y):
+    err = jnp.dot(x, params["w"]) + params["b"] - y
+    return 0.5 * err * err
+
+
+def _solve(params, x, y, max_norm):
+    grads = jax.vmap(jax.grad(_loss), in_axes=(None, 0, 0))(params, x, y)
+    norms = jnp.sqrt(jnp.sum(grads["w"] ** 2, axis=1) + grads["b"] ** 2)
+    scale = 1.0 / jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(grads["w"] * scale[:, None], axis=0), "b": jnp.mean(grads["b"] * scale)},
+            "norms": norms}
+
+
+def _deep(n, leaf):
+    d = {"leaf": leaf}
+    for i in range(n):
+        d = {"next": d}
+    return d
+
+
+try:
+    jax.vmap(lambda v: _deep(5000, v))(jnp.ones(3))
+except Exception:
+    pass
+
+
+def per_example_grad_clip(params, x, y, max_norm):
+    return _solve(params, x, y, max_norm)
+
+
+raise ValueError("the judge survived the recursion leak at load time")

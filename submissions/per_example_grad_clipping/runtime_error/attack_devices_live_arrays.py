@@ -1,0 +1,40 @@
+# reason: exception
+# attack: x.devices() -> .client.live_arrays() to read other cases' buffers; 'devices' and 'client' are in DENIED_ATTRS, jax.devices is not allow-listed.
+import jax
+import jax.numpy as jnp
+
+def _loss(params, x, y):
+    err = jnp.dot(x, params["w"]) + params["b"] - y
+    return 0.5 * err * err
+
+
+def _solve(params, x, y, max_norm):
+    grads = jax.vmap(jax.grad(_loss), in_axes=(None, 0, 0))(params, x, y)
+    norms = jnp.sqrt(jnp.sum(grads["w"] ** 2, axis=1) + grads["b"] ** 2)
+    scale = 1.0 / jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(grads["w"] * scale[:, None], axis=0), "b": jnp.mean(grads["b"] * scale)},
+            "norms": norms}
+
+
+def _try_routes(routes):
+    """Every route must fail; a route that works is an escape and yields a WA, not the expected RE."""
+    errors = []
+    for route in routes:
+        try:
+            got = route()
+        except Exception as exc:
+            errors.append(str(exc))
+            continue
+        return {"escaped": repr(got)[:200]}
+    raise RuntimeError("all routes blocked: " + " | ".join(errors)[:1500])
+
+
+def per_example_grad_clip(params, x, y, max_norm):
+    return _try_routes([
+        lambda: list(x.devices())[0].client.live_arrays(),
+        lambda: jax.devices()[0].client.live_arrays(),
+        lambda: jax.live_arrays(),
+        lambda: jax.local_devices(),
+        lambda: params["w"].copy_to_host_async(),
+        lambda: x.on_device_size_in_bytes(),
+    ])
