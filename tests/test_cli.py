@@ -77,3 +77,11 @@ def test_new_scaffold_then_validate_explains(tmp_path):
     assert grader("new", "toy_problem", cwd=tmp_path).returncode == 2
     v = grader("validate", "toy_problem", cwd=tmp_path)
     assert v.returncode == 1 and "FAIL cases: no public case" in v.stdout and "PASS metadata" in v.stdout
+
+
+def test_text_report_escapes_submission_markup(tmp_path):
+    sub = tmp_path / "markup.py"
+    sub.write_text("import jax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n"
+                   "    jax.vmap(jax.grad(lambda p: p.sum()))(x)\n    raise ValueError('[/oops] [red]x')\n")
+    r = grader("grade", str(sub), "--problem", P1, "--no-feedback")
+    assert r.returncode == 1 and "[/oops] [red]x" in r.stdout and "Traceback" not in r.stderr
