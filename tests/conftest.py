@@ -1,7 +1,6 @@
 """Shared fixtures. Grading needs warm zygotes; one pool serves the whole session."""
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 

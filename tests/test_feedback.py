@@ -1,5 +1,4 @@
 """Learner feedback: misconception hints, public counterexamples, structure diffs, costs."""
-import json
 
 import pytest
 

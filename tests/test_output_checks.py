@@ -1,5 +1,4 @@
 """Every output check, tripped on a synthetic output (and passed by a correct one)."""
-import copy
 
 import numpy as np
 import pytest

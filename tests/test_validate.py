@@ -4,9 +4,8 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 
-from conftest import ROOT, SUBMISSIONS
+from conftest import SUBMISSIONS
 
 P1 = "per_example_grad_clipping"
 
