@@ -205,6 +205,8 @@ def main(request: dict, blob: bytes, out_fd: int) -> None:
         out = os.fdopen(out_fd, "wb")
         chan = Channel(out, int(request["output_bytes"]))
         chan.send({"type": "hello", "layers": list(report.active), "unavailable": report.unavailable})
+        if request.get("strict") and report.unavailable:
+            return  # no submission code runs in a weaker sandbox than the judge was asked for
         _serve(request, blob, chan)
     except BaseException:  # the judge's own failure inside the child
         status = 70
@@ -217,6 +219,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
     rule = tuple(request.get("poison", ()))
     cases = [(c["id"], wire.decode_tree(c["input"], blob)) for c in request["cases"]]
+    hidden = {c["id"] for c in request["cases"] if c.get("hidden")}
 
     recorder = Recorder(rule)
     run = Run(request["source"], request["entry"], watched, recorder)
@@ -228,12 +231,14 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     probe_cases: list[tuple[str, Any]] = []
     for case_id, inputs in cases:
         chan.send({"type": "begin", "case": case_id})
+        recorder.lines = case_id not in hidden
         result, out, args_after = run.call(inputs, args)
         trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
         message = {"type": "case", "case": case_id, **result}
         chan.send(message, trees)
         if message.get("status") == "ok" and len(probe_cases) < PROBE_CASES:
             probe_cases.append((case_id, inputs))
+    recorder.lines = False  # the probes below run on inputs derived from cases that may be hidden
     if request.get("size_probe") and probe_cases:
         chan.send({"type": "begin", "case": "sizes"})
         chan.send({"type": "sizes", "sizes": [_program_size(run, wire.decode_tree(p["input"], blob), args, p["size"])

@@ -37,13 +37,15 @@ WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 class Recorder:
     poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
     probe: bool = False
+    # Off while hidden cases run: the lines a call comes from could encode hidden inputs.
+    lines: bool = True
     calls: dict[str, list[int]] = field(default_factory=dict)
     nests: set[tuple[str, ...]] = field(default_factory=set)
     stack: list[str] = field(default_factory=list)
 
     def note_call(self, name: str) -> None:
         lines = self.calls.setdefault(name, [])
-        line = _submission_line()
+        line = _submission_line() if self.lines else None
         if line is not None and line not in lines and len(lines) < 20:
             lines.append(line)
 

@@ -110,7 +110,8 @@ def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, di
             (check_input(meta, large)[first], typed_input(meta, large))]
 
 
-def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False) -> Request:
+def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False,
+                 strict: bool = False) -> Request:
     meta = problem.meta
     lim = meta.limits
     req = meta.requirements
@@ -121,7 +122,8 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
         output_kb=lim.output_kb,
         watch=tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
         poison=req.poison, probe=bool(req.depends and req.poison),
-        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost)
+        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost,
+        hidden=frozenset(c.id for c in cases if c.hidden), strict=strict)
 
 
 @dataclass
@@ -198,9 +200,9 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
         return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
                              message=pre.message, **base), None)
 
-    run = sandbox.run(make_request(sub, problem, cases, cost=bool(feedback and feedback.cost)))
+    run = sandbox.run(make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict))
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
-    if strict and run.unavailable and not run.judge_error:
+    if strict and run.unavailable:
         run.judge_error = ("strict sandbox: refusing to grade without every layer; unavailable: " +
                            ", ".join(f"{k} ({v})" for k, v in run.unavailable.items()))
     if run.judge_error:

@@ -470,6 +470,22 @@ def too_large_marker() -> list:
     return marker
 
 
+def _printable_keys(tree: Any) -> None:
+    """Dict keys are the only submission strings the wire carries (the structure check
+    quotes them); make them printable in place. Call on trees that are not oversized."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            if any(type(k) is str and printable(k) is not k for k in dict.keys(node)):
+                items = list(dict.items(node))
+                dict.clear(node)
+                dict.update(node, [((printable(k) if type(k) is str else k), v) for k, v in items])
+            stack.extend(dict.values(node))
+        elif type(node) in (list, tuple):
+            stack.extend(node)
+
+
 def _cap_in_place(container: Any) -> None:
     if type(container) is dict and oversized(container):
         dict.clear(container)
@@ -477,6 +493,8 @@ def _cap_in_place(container: Any) -> None:
     elif type(container) is list and oversized(container):
         list.clear(container)
         container.append(too_large_marker())
+    else:
+        _printable_keys(container)
 
 
 def guard_entry(fn: Callable, namespace: dict, name: str) -> Callable:
@@ -494,7 +512,10 @@ def guard_entry(fn: Callable, namespace: dict, name: str) -> Callable:
                 current = dict.get(namespace, name)
                 if callable(current) and not getattr(current, "__guarded_entry__", False):
                     dict.__setitem__(namespace, name, guard_entry(current, namespace, name))  # rebound by ``global``
-            return too_large_marker() if oversized(out) else out
+            if oversized(out):
+                return too_large_marker()
+            _printable_keys(out)
+            return out
 
     entry.__guarded_entry__ = True
     return entry

@@ -63,10 +63,12 @@ class Request:
     probe: bool = False
     size_probe: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
     cost: bool = False  # time a second call per case, to split compile from run time
+    hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
+    strict: bool = False  # the child stops before loading the submission unless every layer is active
 
     def frame(self) -> tuple[dict, bytes]:
         packer = wire.Packer(1 << 30, lambda o: ("jax", o.array) if type(o) is JaxInput else None)
-        cases = [{"id": cid, "input": packer.encode(inp)} for cid, inp in self.cases]
+        cases = [{"id": cid, "hidden": cid in self.hidden, "input": packer.encode(inp)} for cid, inp in self.cases]
         sizes = [{"size": n, "input": packer.encode(inp)} for n, inp in self.size_probe]
         n = len(self.cases) + 2
         header = {
@@ -75,6 +77,7 @@ class Request:
             "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
             "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
+            "strict": self.strict,
             "cost": self.cost,
             "readable": lockdown.default_readable_paths(),
             "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],

@@ -94,3 +94,19 @@ def test_accepted_files_pass_every_case(graded):
     for path, g in graded["results"].items():
         if path.parent.name == "accepted":
             assert g.report.passed == g.report.total > 30, path
+
+
+def test_runtime_checks_name_no_line_reached_only_in_hidden_cases(graded):
+    """attack_line_number_channel picks which line calls jax.grad from a hidden input; the
+    runtime checks still name the lines reached while loading and in public cases."""
+    import re
+
+    path = SUBMISSIONS / "per_example_grad_clipping/runtime_error/attack_line_number_channel.py"
+    source = path.read_text().splitlines()
+    hidden_only = {i + 1 for i, line in enumerate(source) if "jax.grad(_noop)" in line}
+    public = next(i + 1 for i, line in enumerate(source) if "jax.vmap(jax.grad(_loss)" in line)
+    report = graded["results"][path].report
+    named = {int(n) for c in report.runtime_checks for n in re.findall(r"\d+", c.message.split("line", 1)[-1])
+             if "line" in c.message}
+    assert public in named, report.runtime_checks
+    assert not named & hidden_only, named & hidden_only

@@ -58,6 +58,22 @@ def test_missing_layer_is_reported_and_strict_refuses():
     assert strict.returncode == 2 and '"verdict": "IE"' in strict.stdout and "strict sandbox" in strict.stdout
 
 
+def test_strict_runs_no_submission_code_in_a_weaker_sandbox(problem1, pool, monkeypatch):
+    from grader.pipeline import grade
+    from grader.submission import parse_source
+
+    monkeypatch.setenv("JAXJUDGE_DISABLE_LAYERS", "seccomp")
+    box = pool.free.get()
+    try:
+        relaxed = grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases())
+        strict = grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases(), strict=True)
+    finally:
+        pool.free.put(box)
+    assert relaxed.run.load_status == "ok" and relaxed.report.verdict == "AC"
+    assert strict.report.verdict == "IE" and "seccomp" in strict.report.message
+    assert strict.run.load_status == "not_run" and all(c.status == "not_run" for c in strict.run.cases.values())
+
+
 RAISES_ON_HIDDEN = GOOD.replace("    return {\"grads\"", "    if x.shape[0] == 8:\n        print('secret', x)\n"
                                 "        raise ValueError('secret ' + str(x))\n    return {\"grads\"")
 WRONG_ON_HIDDEN = GOOD.replace("    return {\"grads\"", "    if x.shape[0] == 8:\n        norms = norms * 3.0\n"

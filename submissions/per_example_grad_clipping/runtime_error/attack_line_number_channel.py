@@ -1,5 +1,5 @@
 # reason: exception
-# attack: encode a hidden input digit in the line numbers of jax.grad calls, which runtime checks report ('called at line ...'); NOT stopped by the policy: see SECURITY.md (runtime-check lines leak).
+# attack: encode a hidden input digit in the line numbers of jax.grad calls, which runtime checks report (called at line ...); stopped: lines are recorded only during load and public cases.
 import jax
 import jax.numpy as jnp
 

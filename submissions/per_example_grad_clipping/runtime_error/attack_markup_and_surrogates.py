@@ -1,5 +1,5 @@
 # reason: exception
-# attack: prints and raises lone surrogates, ANSI escapes and rich markup ('[/x]'); surrogates are escaped by the policy (print sink, exceptions leaving a call window), but the text report still crashes on the markup: report.py must escape submission text (see SECURITY.md).
+# attack: prints and raises lone surrogates, ANSI escapes and rich markup ('[/x]') to crash the text report; the policy escapes surrogates (print sink, exceptions leaving a call window) and report.py escapes markup.
 import jax
 import jax.numpy as jnp
 

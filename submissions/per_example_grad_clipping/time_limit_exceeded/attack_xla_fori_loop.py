@@ -1,5 +1,6 @@
 # reason: time
-# attack: a 2**31-step lax.fori_loop inside XLA (Python signals never run there); wall-clock SIGKILL.
+# attack: a lax.while_loop that never ends, inside XLA (Python signals never run there); wall-clock SIGKILL.
+# (A long but finite fori_loop finished in seconds on a fast machine, so the loop must be endless.)
 import jax
 import jax.numpy as jnp
 
@@ -18,5 +19,6 @@ def _solve(params, x, y, max_norm):
 
 def per_example_grad_clip(params, x, y, max_norm):
     out = _solve(params, x, y, max_norm)
-    spin = jax.lax.fori_loop(0, 2 ** 31 - 1, lambda i, c: c * 1.0000001 + 1e-7, out["norms"])
-    return {"grads": out["grads"], "norms": out["norms"] + 0.0 * spin}
+    # float32 stops counting at 2**24, so the condition stays true for ever.
+    spin = jax.lax.while_loop(lambda c: c[0] > -1.0, lambda c: (c[0] + 1.0, c[1] * 0.5), (jnp.float32(0.0), out["norms"]))
+    return {"grads": out["grads"], "norms": out["norms"] + 0.0 * spin[1]}

@@ -1,5 +1,5 @@
 # reason: structure
-# attack: an extra result key made of rich markup and a lone surrogate, which the structure check quotes; JSON is safe, the text report crashes (report.py must escape; not fixable in the policy).
+# attack: an extra result key made of rich markup and a lone surrogate, which the structure check quotes, to crash the text report; the entry guard makes result keys printable and report.py escapes markup.
 import jax
 import jax.numpy as jnp
 
