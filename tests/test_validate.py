@@ -99,3 +99,38 @@ def test_cli_exit_status(problem_copy, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "grader", "validate", P1, "--no-submissions"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 1 and "FAIL reference" in bad.stdout
+
+
+DP = "dp_sgd_mlp_step"
+
+
+def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
+    """The lab's 'three ways must agree': an outer-product oracle that forgets the ReLU mask
+    disagrees with the stored outputs, with the loop oracle, and with the loop's gradients."""
+    from grader.problem import load_problem
+    from grader.validate import Context, check_oracles
+
+    root = problem_copy(DP)
+    src = (root / "oracle.py").read_text()
+    broken = src.replace("delta1 = (delta2 @ w2.T) * (z1 > 0.0)   # (B, H)", "delta1 = delta2 @ w2.T")
+    assert broken != src
+    (root / "oracle.py").write_text(broken)
+    found = [f"{f.check}: {f.message}" for f in check_oracles(Context(load_problem(root), pool, False, print))
+             if f.status == "fail"]
+    assert any(f.startswith("oracle oracle_analytic:") and "disagrees" in f for f in found), found
+    assert any(f.startswith("oracles agree:") and "'oracle_loop' and 'oracle_analytic' differ" in f for f in found), found
+    assert any(f.startswith("invariant loop_and_outer_products_agree:") for f in found), found
+    assert not any(f.startswith("oracle oracle_loop:") for f in found), found
+
+
+def test_dp_sgd_broken_reference_fails(problem_copy, pool):
+    from grader.problem import load_problem
+    from grader.validate import Context, check_reference
+
+    root = problem_copy(DP)
+    src = (root / "reference.py").read_text()
+    broken = src.replace("jnp.maximum(1.0, norms / clip_norm)", "jnp.maximum(1.0, norms / (2 * clip_norm))")
+    assert broken != src
+    (root / "reference.py").write_text(broken)
+    found = check_reference(Context(load_problem(root), pool, False, print))
+    assert [f.status for f in found] == ["fail"] and "the reference gets WA on public case example_1" in found[0].message

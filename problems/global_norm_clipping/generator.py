@@ -1,0 +1,68 @@
+"""Seeded case generator. ``generate(rng, index)`` returns one input; the scenario
+cycles with ``index``, so any run of 8 consecutive indices covers every situation
+the statement names: nothing clipped, large gradients clipped hard, an all-zero
+pytree, a tiny and a huge max_norm, entries spread over 1e-3..1e3, one leaf that
+dominates the norm, and a norm just above max_norm."""
+import numpy as np
+
+# Few fixed shapes: every distinct (D, H) costs an XLA compile per submission. (1, 2), (2, 1)
+# and (1, 1) are also the shapes of the three public examples, so the suite needs six in all.
+SHAPES = [(1, 1), (6, 8), (3, 5), (1, 2), (4, 3), (2, 1)]
+SCENARIOS = ["none_clipped", "large_clipped", "zero_pytree", "tiny_max_norm", "huge_max_norm",
+             "mixed_magnitudes", "one_leaf_dominates", "just_above"]
+LEAVES = (("dense", "w"), ("dense", "b"), ("out", "w"), ("out", "b"))
+LO, HI = 1e-4, 1e6  # max_norm bounds of problem.toml
+
+
+def _shapes(d: int, h: int) -> dict:
+    return {("dense", "w"): (d, h), ("dense", "b"): (h,), ("out", "w"): (h,), ("out", "b"): ()}
+
+
+def _norm(leaves: dict) -> float:
+    return float(np.sqrt(sum(np.sum(np.asarray(a, dtype=np.float64) ** 2) for a in leaves.values())))
+
+
+def _round(x: float) -> float:
+    return float(f"{min(max(x, LO), HI):.6g}")
+
+
+def generate(rng: np.random.Generator, index: int) -> dict:
+    scenario = SCENARIOS[index % len(SCENARIOS)]
+    d, h = SHAPES[(index // len(SCENARIOS) + index) % len(SHAPES)]
+    shapes = _shapes(d, h)
+    leaves = {k: rng.normal(size=s) for k, s in shapes.items()}
+    if scenario in ("large_clipped", "huge_max_norm"):
+        leaves = {k: rng.normal(size=s) * 300.0 for k, s in shapes.items()}
+    elif scenario == "zero_pytree":
+        leaves = {k: np.zeros(s) for k, s in shapes.items()}
+    elif scenario == "mixed_magnitudes":
+        leaves = {k: rng.choice([-1.0, 1.0], size=s) * 10.0 ** rng.uniform(-3.0, 3.0, size=s)
+                  for k, s in shapes.items()}
+    elif scenario == "one_leaf_dominates":
+        big = LEAVES[int(rng.integers(len(LEAVES)))]
+        leaves = {k: rng.normal(size=s) * (300.0 if k == big else 1e-2) for k, s in shapes.items()}
+        if big == ("out", "b") or rng.random() < 0.5:
+            leaves[big] = np.asarray(rng.choice([-1.0, 1.0], size=shapes[big]) * rng.uniform(200.0, 1000.0,
+                                                                                            size=shapes[big]))
+    leaves = {k: np.clip(np.asarray(v, dtype=np.float32), -1000.0, 1000.0) for k, v in leaves.items()}
+    norm = _norm(leaves)
+    if scenario == "none_clipped":
+        max_norm = norm * rng.uniform(1.2, 20.0)
+    elif scenario == "large_clipped":
+        max_norm = rng.uniform(0.5, 5.0)
+    elif scenario == "zero_pytree":
+        max_norm = 10.0 ** rng.uniform(-2.0, 2.0)
+    elif scenario == "tiny_max_norm":
+        max_norm = 10.0 ** rng.uniform(-4.0, -3.0)
+    elif scenario == "huge_max_norm":
+        max_norm = 10.0 ** rng.uniform(5.0, 6.0)
+    elif scenario == "mixed_magnitudes":
+        max_norm = norm * rng.uniform(0.05, 0.8)
+    elif scenario == "one_leaf_dominates":
+        max_norm = rng.uniform(1.0, 10.0)
+    else:  # just_above: the norm exceeds max_norm by 0.1% to 5%
+        max_norm = norm / rng.uniform(1.001, 1.05)
+    grads: dict = {"dense": {}, "out": {}}
+    for (group, name), arr in leaves.items():
+        grads[group][name] = arr.tolist()
+    return {"grads": grads, "max_norm": _round(max_norm)}

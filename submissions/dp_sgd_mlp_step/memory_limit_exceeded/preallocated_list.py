@@ -1,0 +1,26 @@
+# reason: memory
+# Preallocates a Python list "for every example the model could ever see" (400 million
+# floats, 3.2 GB) before doing anything else; the limit is 1024 MB.
+import jax
+import jax.numpy as jnp
+
+
+def loss(params, x, y):
+    h = jax.nn.relu(x @ params["layer1"]["w"] + params["layer1"]["b"])
+    logits = h @ params["layer2"]["w"] + params["layer2"]["b"]
+    return -jax.nn.log_softmax(logits)[y]
+
+
+def dp_sgd_step(params, x, y, clip_norm, noise_multiplier, key):
+    history = [0.0] * (400 * 1000 * 1000)
+    n = x.shape[0]
+    g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)
+    leaves, treedef = jax.tree_util.tree_flatten(g)
+    norms = jnp.sqrt(sum(jnp.sum(t.reshape(n, -1) ** 2, axis=1) for t in leaves))
+    history[0] = norms
+    scale = 1.0 / jnp.maximum(1.0, norms / clip_norm)
+    keys = jax.random.split(key, 4)
+    out = [(jnp.tensordot(scale, t, axes=1) + noise_multiplier * clip_norm
+            * jax.random.normal(k, t.shape[1:], jnp.float32)) / n for t, k in zip(leaves, keys)]
+    return {"update": jax.tree_util.tree_unflatten(treedef, out), "norms": history[0],
+            "clipped_fraction": jnp.mean((norms > clip_norm).astype(jnp.float32))}

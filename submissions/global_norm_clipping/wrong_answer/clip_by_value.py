@@ -1,0 +1,10 @@
+# reason: value
+# hint: clipping by norm rescales the whole pytree by one factor; clamping every entry to [-max_norm, max_norm] (clipping by value) changes the direction.
+import jax
+import jax.numpy as jnp
+
+
+def clip_by_global_norm(grads, max_norm):
+    norm = jnp.sqrt(sum(jnp.sum(g * g) for g in jax.tree_util.tree_leaves(grads)))
+    clipped = jax.tree_util.tree_map(lambda g: jnp.clip(g, -max_norm, max_norm), grads)
+    return {"clipped": clipped, "global_norm": norm}
