@@ -58,7 +58,10 @@ def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problem", default="per_example_grad_clipping")
-    ap.add_argument("--files", default=None, help="glob of submissions (default: accepted + wrong_answer)")
+    ap.add_argument("--files", default=None, help="glob of submissions (default: accepted + wrong_answer, "
+                                                   "without the adversarial files)")
+    ap.add_argument("--with-attacks", action="store_true",
+                    help="keep the adversarial files (header '# attack:') in the default selection")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     opts = ap.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -68,8 +71,11 @@ def main() -> None:
     if opts.files:
         files = sorted(str(p) for p in ROOT.glob(opts.files))
     else:
+        # A class's submissions, by default: the attack corpus is built to be slow (eager
+        # fallbacks, huge outputs) and would measure the attacks, not the judge.
         files = sorted(str(p) for folder in ("accepted", "wrong_answer")
-                       for p in (ROOT / "submissions" / opts.problem / folder).glob("*.py"))
+                       for p in (ROOT / "submissions" / opts.problem / folder).glob("*.py")
+                       if opts.with_attacks or "\n# attack:" not in "\n" + p.read_text())
     if not files:
         sys.exit("no submission files to time")
     grader = [sys.executable, "-m", "grader"]

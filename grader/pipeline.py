@@ -3,7 +3,7 @@ problem -> submission -> static checks -> sandbox run -> output checks -> verdic
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import policy
@@ -12,7 +12,7 @@ from .instrument import WATCHED_BY_DEFAULT
 from .output_checks import CheckContext, Finding, run_checks
 from .problem import Case, Problem
 from .report import CaseReport, Report, hidden_view, lines
-from .runtime_checks import check_runtime
+from .runtime_checks import check_runtime, dependence_settled
 from .sandbox import CaseRun, Request, RunResult, Sandbox
 from .static_checks import CheckResult, check_source
 from .submission import Submission
@@ -126,6 +126,25 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
         hidden=frozenset(c.id for c in cases if c.hidden), strict=strict)
 
 
+# On one case a right answer may not depend on the transform (every gradient clipped
+# to zero, an overflow that zeroes everything), so an unchanged output is confirmed on
+# up to this many cases before it counts against the submission.
+PROBE_CASES = 3
+
+
+def _probe_more(sub: Submission, problem: Problem, cases: list[Case], run: RunResult, sandbox: Sandbox,
+                strict: bool) -> None:
+    """Rerun the dependence probe on more cases, in a fresh child; only the rare
+    inconclusive first probe pays for it."""
+    clean = [c for c in cases if run.cases[c.id].status == "ok"][:PROBE_CASES]
+    if len(clean) <= len(run.probes):
+        return
+    again = sandbox.run(replace(make_request(sub, problem, clean, strict=strict), size_probe=[],
+                                probe_cases=PROBE_CASES))
+    if again.judge_error is None:
+        run.probes = again.probes
+
+
 @dataclass
 class Judged:
     """One case after the output checks, before hidden cases are reduced for the report."""
@@ -200,7 +219,8 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
         return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
                              message=pre.message, **base), None)
 
-    run = sandbox.run(make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict))
+    request = make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict)
+    run = sandbox.run(request)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if strict and run.unavailable:
         run.judge_error = ("strict sandbox: refusing to grade without every layer; unavailable: " +
@@ -211,6 +231,8 @@ def grade(problem: Problem, sub: Submission, sandbox: Sandbox, cases: list[Case]
     # Runtime requirements are judged on evidence from runs that completed; a submission
     # that crashes on every case is told about the crash, not about its transforms.
     completed = any(c.status == "ok" for c in run.cases.values())
+    if completed and request.probe and not dependence_settled(run, problem.meta.requirements):
+        _probe_more(sub, problem, cases, run, sandbox, strict)
     runtime = check_runtime(run, problem.meta.requirements) if completed else []
     judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
     excess = {j.case.id: j.excess for j in judged if j.excess is not None}

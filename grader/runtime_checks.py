@@ -81,6 +81,12 @@ def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:
                         f"Express it with a transform so that one program serves every size")]
 
 
+def dependence_settled(run: RunResult, req: Requirements) -> bool:
+    """False when the probes so far leave a required output unchanged: more cases may
+    show that it does depend on the transform after all."""
+    return all(c.passed for c in _dependence(run, req))
+
+
 def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
     if not req.depends or not req.poison:
         return []
