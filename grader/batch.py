@@ -75,8 +75,11 @@ def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
 # ------------------------------------------------------------------ engines
 
 def run_local(problem: Problem, items: list[Item], workers: int, feedback=None) -> Iterator[dict]:
+    from .compile_cache import fill
     from .sandbox import Pool
 
+    if items:
+        fill(problem)  # once per machine and problem: eager submissions then compile less
     with Pool(workers) as pool:
         yield from pool.submit_all(lambda box, item: grade_item(problem, item, box, feedback), items)
 

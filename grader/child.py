@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from . import lockdown, policy, wire
+from . import compile_cache, lockdown, policy, wire
 from .instrument import WATCHED_BY_DEFAULT, Recorder, overrides
 
 ERROR_CAP = 2000
@@ -215,6 +215,7 @@ def main(request: dict, blob: bytes, out_fd: int) -> None:
 
 
 def _serve(request: dict, blob: bytes, chan: Channel) -> None:
+    compile_cache.use_read_only(request.get("xla_cache"))
     args = tuple(request["args"])
     watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
     rule = tuple(request.get("poison", ()))

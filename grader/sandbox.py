@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lockdown, wire
+from .compile_cache import readable_cache
 from .inputs import JaxInput
 
 _SIGNAL_TLE = {signal.SIGXCPU, signal.SIGKILL}
@@ -72,6 +73,7 @@ class Request:
         cases = [{"id": cid, "hidden": cid in self.hidden, "input": packer.encode(inp)} for cid, inp in self.cases]
         sizes = [{"size": n, "input": packer.encode(inp)} for n, inp in self.size_probe]
         n = len(self.cases) + 2
+        cache = readable_cache()
         header = {
             "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
             "time_seconds": self.time_seconds, "load_seconds": self.load_seconds,
@@ -80,7 +82,8 @@ class Request:
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
             "strict": self.strict, "probe_cases": self.probe_cases,
             "cost": self.cost,
-            "readable": lockdown.default_readable_paths(),
+            "readable": lockdown.default_readable_paths() + ([cache] if cache else []),
+            "xla_cache": cache,
             "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],
         }
         return header, packer.blob()
@@ -110,6 +113,17 @@ def _package_root() -> str:
     return str(Path(__file__).resolve().parent.parent)
 
 
+def child_env() -> dict[str, str]:
+    """The environment of every process that compiles for grading (zygote, cache filler):
+    the same XLA flags, so that compiled programs and cache keys agree."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH")) if p)
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    env.setdefault("XLA_FLAGS", default_xla_flags())
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    return env
+
+
 class Sandbox:
     """One warm zygote; ``run`` is serial. Use several for parallel grading."""
 
@@ -125,13 +139,8 @@ class Sandbox:
     def start(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             return
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH")) if p)
-        env.setdefault("JAX_PLATFORMS", "cpu")
-        env.setdefault("XLA_FLAGS", default_xla_flags())
-        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
         self.proc = subprocess.Popen([sys.executable, "-m", "grader.zygote"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
                                      start_new_session=True)
         header, _ = wire.read_frame(self.proc.stdout, 1 << 20)
         if header.get("type") != "ready":

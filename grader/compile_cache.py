@@ -1,0 +1,115 @@
+"""XLA's persistent compilation cache, filled only by the trusted judge.
+
+A submission that cannot be jitted runs eagerly, and eager JAX compiles every
+primitive for every shape: the same small programs for every submission of a
+problem. Before a batch the judge runs the problem's reference eagerly on every
+case, once per machine, in a process of its own that may write the cache. The
+sandboxed children only read it: their Landlock rules list the directory as
+read-only, and a minimum compile time no compile reaches keeps JAX from trying to
+write. A cache that a submission could write to would let it plant executables
+for the submissions graded after it.
+
+    JAXJUDGE_XLA_CACHE=DIR   where the cache lives (default ~/.cache/jaxjudge/xla)
+    JAXJUDGE_XLA_CACHE=off   no cache
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from .problem import Problem
+
+CACHE_ENV = "JAXJUDGE_XLA_CACHE"
+FILL_TIMEOUT = 600.0
+
+
+def cache_dir() -> Path | None:
+    """This jaxlib's cache directory, or None when the cache is off."""
+    value = os.environ.get(CACHE_ENV, "")
+    if value.lower() == "off":
+        return None
+    try:
+        jaxlib = version("jaxlib")
+    except PackageNotFoundError:
+        return None
+    base = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxjudge" / "xla"
+    return base / f"jaxlib-{jaxlib}"
+
+
+def readable_cache() -> str | None:
+    """The directory children may read, if it exists."""
+    path = cache_dir()
+    return str(path) if path is not None and path.is_dir() else None
+
+
+def _marker(problem: Problem, root: Path) -> Path:
+    digest = hashlib.sha256(problem.reference_path.read_bytes())
+    for case in problem.cases:
+        digest.update(case.id.encode())
+    return root / f"filled-{problem.id}-{digest.hexdigest()[:16]}"
+
+
+def fill(problem: Problem) -> bool:
+    """Fill the cache for ``problem`` unless done already; False if it could not be."""
+    from .sandbox import child_env
+
+    root = cache_dir()
+    if root is None:
+        return False
+    marker = _marker(problem, root)
+    if marker.exists():
+        return True
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run([sys.executable, "-m", "grader.compile_cache", str(problem.root), str(root)],
+                              env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=FILL_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        return False
+    if done.returncode != 0:
+        return False
+    tmp = marker.with_suffix(".tmp")
+    tmp.write_text(problem.id + "\n")
+    tmp.replace(marker)
+    return True
+
+
+def use_read_only(path: str | None) -> None:
+    """In the child, before its first compile."""
+    if not path:
+        return
+    import jax
+
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9)  # read, never write
+
+
+def _fill_main(problem_dir: str, root: str) -> None:
+    """The trusted filler: the reference, eagerly, on every case, with the cache writable."""
+    import jax
+
+    from . import wire
+    from .authoring import load_module
+    from .child import _to_jax
+    from .pipeline import make_request
+    from .problem import load_problem
+    from .submission import load_submission
+
+    jax.config.update("jax_compilation_cache_dir", root)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    problem = load_problem(Path(problem_dir))
+    fn = getattr(load_module(problem.reference_path, f"{problem.id}_fill"), problem.meta.entry.name)
+    # The inputs exactly as a child receives them (same dtypes, same device_put).
+    header, blob = make_request(load_submission(problem.reference_path), problem, problem.cases).frame()
+    for case in header["cases"]:
+        values = _to_jax(wire.decode_tree(case["input"], blob))
+        jax.block_until_ready(fn(*[values[name] for name in problem.meta.entry.args]))
+
+
+if __name__ == "__main__":
+    _fill_main(sys.argv[1], sys.argv[2])
