@@ -54,7 +54,8 @@ def _marker(problem: Problem, root: Path) -> Path:
 
 
 def fill(problem: Problem) -> bool:
-    """Fill the cache for ``problem`` unless done already; False if it could not be."""
+    """Fill the cache for ``problem`` unless done already; False if it could not be.
+    Never raises: a batch without the cache is slower, not wrong."""
     from .sandbox import child_env
 
     root = cache_dir()
@@ -63,18 +64,18 @@ def fill(problem: Problem) -> bool:
     marker = _marker(problem, root)
     if marker.exists():
         return True
-    root.mkdir(parents=True, exist_ok=True)
     try:
+        root.mkdir(parents=True, exist_ok=True)
         done = subprocess.run([sys.executable, "-m", "grader.compile_cache", str(problem.root), str(root)],
                               env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=FILL_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired:
+        if done.returncode != 0:
+            return False
+        tmp = marker.with_suffix(".tmp")
+        tmp.write_text(problem.id + "\n")
+        tmp.replace(marker)
+    except (OSError, subprocess.TimeoutExpired):
         return False
-    if done.returncode != 0:
-        return False
-    tmp = marker.with_suffix(".tmp")
-    tmp.write_text(problem.id + "\n")
-    tmp.replace(marker)
     return True
 
 

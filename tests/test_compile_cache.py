@@ -30,3 +30,13 @@ def test_cache_can_be_turned_off(monkeypatch):
 
     monkeypatch.setenv(compile_cache.CACHE_ENV, "off")
     assert compile_cache.cache_dir() is None and compile_cache.readable_cache() is None
+
+
+def test_unwritable_cache_is_skipped_not_fatal(problem1, tmp_path, monkeypatch):
+    from grader import compile_cache
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    monkeypatch.setenv(compile_cache.CACHE_ENV, str(blocker / "xla"))  # a directory cannot be made here
+    assert compile_cache.fill(problem1) is False
+    assert compile_cache.readable_cache() is None
