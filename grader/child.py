@@ -42,7 +42,8 @@ def _to_jax(tree: Any) -> Any:
         return type(tree)(_to_jax(v) for v in tree)
     if isinstance(tree, wire.Leaf):
         if tree.cls == "jax":
-            # device_put is a copy; jnp.asarray would compile a conversion per new shape (~20 ms).
+            # jnp.asarray would compile a conversion per new shape (~20 ms). On CPU device_put may
+            # alias the decoded buffer; nothing writes to it, and JAX arrays are immutable.
             return jax.device_put(tree.array)
         if tree.cls in ("float", "int", "bool"):
             return tree.array.item()
