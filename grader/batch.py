@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -78,9 +79,14 @@ def run_local(problem: Problem, items: list[Item], workers: int, feedback=None) 
     from .compile_cache import fill
     from .sandbox import Pool
 
-    if items:
-        fill(problem)  # once per machine and problem: eager submissions then compile less
     with Pool(workers) as pool:
+        if items:
+            # The zygotes import JAX while the cache is filled (once per machine and
+            # problem: eager submissions then compile less).
+            starting = threading.Thread(target=pool.start_all, daemon=True)
+            starting.start()
+            fill(problem)
+            starting.join()
         yield from pool.submit_all(lambda box, item: grade_item(problem, item, box, feedback), items)
 
 

@@ -47,7 +47,10 @@ def readable_cache() -> str | None:
 
 
 def _marker(problem: Problem, root: Path) -> Path:
+    from .sandbox import child_env
+
     digest = hashlib.sha256(problem.reference_path.read_bytes())
+    digest.update(child_env()["XLA_FLAGS"].encode())  # entries are keyed by the compiler's flags too
     for case in problem.cases:
         digest.update(case.id.encode())
     return root / f"filled-{problem.id}-{digest.hexdigest()[:16]}"

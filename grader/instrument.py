@@ -6,11 +6,14 @@ function handed in is wrapped too, so that while JAX traces it the recorder
 knows which transforms are "open": a ``jax.grad`` function entered while a
 ``jax.vmap`` function runs yields the nesting ``("jax.vmap", "jax.grad")``.
 
-The same wrappers implement the dependence probe: in probe mode what the
-innermost transform of the rule hands back (the gradient that a ``grad``
-function returns, the values ``scan`` returns) is shifted by a finite affine
-change whenever it is produced inside the rule's outer transforms. Outputs that
-stay the same were not computed from it (a decoy or an ignored call).
+The same wrappers implement the dependence probe: what the innermost transform
+of the rule hands back (the gradient that a ``grad`` function returns, the
+values ``scan`` returns) is shifted by a finite affine change whenever it is
+produced inside the rule's outer transforms. Outputs that stay the same were
+not computed from it (a decoy or an ignored call). Under ``jax.jit`` the shift
+is switched by a traced flag, so the compiled program of a case serves both the
+run and the probe; a run without jit poisons unconditionally in a second module
+(``probe=True``).
 """
 from __future__ import annotations
 
@@ -36,7 +39,12 @@ WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 @dataclass
 class Recorder:
     poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
-    probe: bool = False
+    probe: bool = False  # poison unconditionally
+    # While the jitted entry is traced: the traced bool that switches the poison on
+    # (a probe call) or off (a normal call), so both share one compiled program.
+    flag: Any = None
+    # Set when the switch could not be placed (see _poison): the probe then takes the slow path.
+    flag_blocked: bool = False
     # Off while hidden cases run: the lines a call comes from could encode hidden inputs.
     lines: bool = True
     calls: dict[str, list[int]] = field(default_factory=dict)
@@ -64,26 +72,55 @@ def _submission_line() -> int | None:
     return None
 
 
-def _poison(tree: Any) -> Any:
-    """A finite, affine change of every number: outputs computed from it move; an
-    output that merely adds ``0 * result`` (which NaN would not catch) does not."""
-    import jax
+def _poison_leaf(x: Any) -> Any:
+    """A finite, affine change of a number: outputs computed from it move; an output
+    that merely adds ``0 * result`` (which NaN would not catch) does not."""
     import jax.numpy as jnp
 
-    def leaf(x: Any) -> Any:
-        try:
-            dtype = jnp.result_type(x)
-        except TypeError:
-            return x
-        if jnp.issubdtype(dtype, jnp.inexact):
-            return x * 1.5 + 0.375
-        if jnp.issubdtype(dtype, jnp.integer):
-            return x + 1
-        if jnp.issubdtype(dtype, jnp.bool_):
-            return jnp.logical_not(x)
+    try:
+        dtype = jnp.result_type(x)
+    except TypeError:
         return x
+    if jnp.issubdtype(dtype, jnp.inexact):
+        return x * 1.5 + 0.375
+    if jnp.issubdtype(dtype, jnp.integer):
+        return x + 1
+    if jnp.issubdtype(dtype, jnp.bool_):
+        return jnp.logical_not(x)
+    return x
 
-    return jax.tree_util.tree_map(leaf, tree)
+
+def _switched(x: Any, flag: Any) -> Any:
+    """``x`` when the flag is off, poisoned when on; exactly ``x`` (dtype, weak type,
+    bits) on a normal call. Leaves that are not arrays stay as they are."""
+    import jax
+    from jax import lax
+
+    if not isinstance(x, jax.Array):
+        return x
+    p = _poison_leaf(x)
+    if p is x or getattr(p, "dtype", None) != x.dtype or getattr(p, "shape", None) != x.shape:
+        return x
+    return lax.select_n(flag, x, p)
+
+
+# Transforms that cache what they traced across calls: a switch placed inside one would
+# be a tracer of one trace of the entry, replayed (and so leaked) into the next.
+CACHES_TRACES = frozenset({"jax.jit", "jax.checkpoint", "jax.remat"})
+
+
+def _poison(rec: Recorder, tree: Any) -> Any:
+    import jax
+
+    if rec.probe:
+        return jax.tree_util.tree_map(_poison_leaf, tree)
+    flag = rec.flag
+    if flag is None:
+        return tree
+    if CACHES_TRACES.intersection(rec.stack):
+        rec.flag_blocked = True
+        return tree
+    return jax.tree_util.tree_map(lambda x: _switched(x, flag), tree)
 
 
 # Transforms that return a function; the others (scan, jvp, ...) return values.
@@ -113,7 +150,7 @@ def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable) -> C
     @functools.wraps(produced)
     def call(*args: Any, **kwargs: Any) -> Any:
         out = produced(*args, **kwargs)
-        return _poison(out) if _in_context(rec, context) else out
+        return _poison(rec, out) if _in_context(rec, context) else out
 
     return call
 
@@ -142,7 +179,7 @@ def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
 def watch(rec: Recorder, name: str, real: Callable) -> Callable:
     positions = FUNCTION_ARGS.get(name, ())
     rule = rec.poison_rule
-    target = rec.probe and bool(rule) and rule[-1] == name
+    target = bool(rule) and rule[-1] == name
 
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -162,7 +199,7 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             if name in PRODUCES_FUNCTION and callable(result):
                 result = _poisoning(rec, rule[:-1], result)
             elif _in_context(rec, rule[:-1]):
-                result = _poison(result)
+                result = _poison(rec, result)
         return result
 
     return wrapper

@@ -123,3 +123,56 @@ def test_vectorized_rule_measures_program_growth(problem1, pool):
     report = grade_with(problem1, pool, req, loop)
     assert failed(report) == ["vectorized"] and "grows with N" in report.message
     assert grade_with(problem1, pool, req, solution(VMAP_GRAD)).verdict == "AC"
+
+
+def _graded(problem1, pool, req: Requirements, source: str):
+    meta = dataclasses.replace(problem1.meta, requirements=req)
+    problem = dataclasses.replace(problem1, meta=meta)
+    box = pool.free.get()
+    try:
+        return grade_source(problem, source, box, problem.public_cases())
+    finally:
+        pool.free.put(box)
+
+
+def test_probe_switch_leaves_normal_results_bit_identical(problem1, pool):
+    """Under jit the dependence probe is a traced switch compiled into every case's
+    program: off, the outputs must be exactly those of a program without it; on, the
+    rerun of the same program must move every required output."""
+    import numpy as np
+
+    from grader.wire import Leaf
+
+    probed = _graded(problem1, pool, problem1.meta.requirements, solution(VMAP_GRAD))
+    plain = _graded(problem1, pool, Requirements(), solution(VMAP_GRAD))
+    assert probed.report.verdict == plain.report.verdict == "AC"
+    for cid, run in plain.run.cases.items():
+        a, b = run.output, probed.run.cases[cid].output
+        for path in (("grads", "w"), ("grads", "b"), ("norms",)):
+            x, y = a, b
+            for key in path:
+                x, y = x[key], y[key]
+            assert isinstance(x, Leaf) and x.array.dtype == y.array.dtype and x.array.tobytes() == y.array.tobytes()
+    # All three public cases were probed by the first child (no second run was needed).
+    assert sorted(p.id for p in probed.run.probes) == sorted(plain.run.cases)
+    for p in probed.run.probes:
+        assert not np.array_equal(p.output["norms"].array, probed.run.cases[p.id].output["norms"].array)
+
+
+def test_probe_inside_a_cached_jit_takes_the_separate_run(problem1, pool):
+    """A switch inside a jax.jit the submission built would leak one trace's tracer
+    into the next: there the probe runs poisoned in a second module instead."""
+    nested = BASE + '''
+@jax.jit
+def grads(params, x, y):
+    return jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)
+
+def per_example_grad_clip(params, x, y, max_norm):
+    g = grads(params, x, y)
+    return finish(DECOY, max_norm)
+'''
+    honest = _graded(problem1, pool, problem1.meta.requirements, nested.replace("DECOY", "g"))
+    assert honest.report.verdict == "AC", failed(honest.report)
+    decoy = _graded(problem1, pool, problem1.meta.requirements, nested.replace(
+        "DECOY", "{'w': (x @ params['w'] + params['b'] - y)[:, None] * x, 'b': x @ params['w'] + params['b'] - y}"))
+    assert failed(decoy.report) == ["results come from the transforms"] and decoy.report.verdict == "RJ"

@@ -97,3 +97,27 @@ def test_hidden_failures_reveal_nothing(problem1, pool):
     hidden_x = [json.dumps(c.input["x"])[2:12] for c in problem1.cases if c.hidden and len(c.input["x"]) == 8]
     text = json.dumps(wrong.to_json())
     assert hidden_x and not any(x in text for x in hidden_x)
+
+
+def test_zygote_restarts_cold_when_its_warm_up_starts_a_thread(problem1):
+    """Forking a process that runs other threads is unsafe: if a JAX release ever starts
+    one while the zygote warms up, the zygote must re-exec itself without the warm-up."""
+    from grader import wire
+    from grader.sandbox import Sandbox, child_env
+
+    script = ("import threading, time\nfrom grader import zygote\n"
+              "zygote._warm_tracing = lambda: threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n"
+              "zygote.main()\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=child_env(), start_new_session=True)
+    box = Sandbox()
+    try:
+        header, _ = wire.read_frame(proc.stdout, 1 << 20)
+        assert header["type"] == "ready"
+        environ = open(f"/proc/{proc.pid}/environ", "rb").read().split(b"\0")
+        assert b"JAXJUDGE_ZYGOTE_NO_WARM_UP=1" in environ  # it re-executed itself
+        box.proc = proc
+        report = grade_source(problem1, GOOD, box, problem1.public_cases()).report
+        assert report.verdict == "AC"  # and its children run (no deadlock)
+    finally:
+        box.close()
