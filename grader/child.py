@@ -13,10 +13,9 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from . import compile_cache, lockdown, policy, wire
-from .instrument import WATCHED_BY_DEFAULT, Recorder, overrides
+from .instrument import PROBE_CASES, WATCHED_BY_DEFAULT, Recorder, overrides
 
 ERROR_CAP = 2000
-PROBE_CASES = 3  # clean cases the dependence probe may rerun (see pipeline.PROBE_CASES)
 _OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "bad_alloc", "Cannot allocate memory")
 
 

@@ -34,6 +34,10 @@ FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
     "jax.lax.cond": (1, 2), "jax.lax.associative_scan": (0,),
 }
 WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
+# On one case a right answer may not depend on the transform (every gradient clipped
+# to zero, an overflow that zeroes everything), so an unchanged output is confirmed on
+# up to this many clean cases before it counts against the submission.
+PROBE_CASES = 3
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import policy
 from .inputs import check_input, resized, typed_input
-from .instrument import WATCHED_BY_DEFAULT
+from .instrument import PROBE_CASES, WATCHED_BY_DEFAULT
 from .output_checks import CheckContext, Finding, run_checks
 from .problem import Case, Problem
 from .report import CaseReport, Report, hidden_view, lines
@@ -126,16 +126,11 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
         hidden=frozenset(c.id for c in cases if c.hidden), strict=strict)
 
 
-# On one case a right answer may not depend on the transform (every gradient clipped
-# to zero, an overflow that zeroes everything), so an unchanged output is confirmed on
-# up to this many cases before it counts against the submission.
-PROBE_CASES = 3
-
-
 def _probe_more(sub: Submission, problem: Problem, cases: list[Case], run: RunResult, sandbox: Sandbox,
                 strict: bool) -> None:
-    """Rerun the dependence probe on more cases, in a fresh child; only the rare
-    inconclusive first probe pays for it."""
+    """Rerun the dependence probe on more cases, in a fresh child. Only a probe that
+    ran as a second module (the submission could not be jitted, or caches its own
+    jit) covered a single case, and only an inconclusive one pays for this."""
     clean = [c for c in cases if run.cases[c.id].status == "ok"][:PROBE_CASES]
     if len(clean) <= len(run.probes):
         return

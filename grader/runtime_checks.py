@@ -1,8 +1,8 @@
 """Stage 4c: requirement checks on what the submission did while it ran.
 
 The child records which watched callables were invoked and how the traced
-functions nested (``instrument``); the probe reran one case with the outer
-transform's results poisoned. Here, in the trusted judge, those records are
+functions nested (``instrument``); the dependence probe reran cases with the
+inner transform's results perturbed. Here, in the trusted judge, those records are
 held against the problem's ``[requirements]``.
 """
 from __future__ import annotations
