@@ -108,9 +108,10 @@ def _switched(x: Any, flag: Any) -> Any:
     return lax.select_n(flag, x, p)
 
 
-# Transforms that cache what they traced across calls: a switch placed inside one would
-# be a tracer of one trace of the entry, replayed (and so leaked) into the next.
-CACHES_TRACES = frozenset({"jax.jit", "jax.checkpoint", "jax.remat"})
+# Where a switch must not be placed: transforms that cache what they traced across calls
+# (the switch, a tracer of one trace of the entry, would be replayed, and so leaked, into
+# the next) and custom differentiation rules (which refuse to close over tracers).
+NO_SWITCH = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.custom_vjp", "jax.custom_jvp"})
 
 
 def _poison(rec: Recorder, tree: Any) -> Any:
@@ -121,7 +122,7 @@ def _poison(rec: Recorder, tree: Any) -> Any:
     flag = rec.flag
     if flag is None:
         return tree
-    if CACHES_TRACES.intersection(rec.stack):
+    if any(name.startswith(tuple(NO_SWITCH)) for name in rec.stack):
         rec.flag_blocked = True
         return tree
     return jax.tree_util.tree_map(lambda x: _switched(x, flag), tree)
