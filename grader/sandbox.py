@@ -66,7 +66,7 @@ class Request:
     cost: bool = False  # time a second call per case, to split compile from run time
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
     strict: bool = False  # the child stops before loading the submission unless every layer is active
-    probe_cases: int = 1  # how many of the first cases that ran cleanly the dependence probe reruns
+    probe_cases: int = 1  # clean cases a probe run as a second module reruns (the jit switch reruns up to 3)
 
     def frame(self) -> tuple[dict, bytes]:
         packer = wire.Packer(1 << 30, lambda o: ("jax", o.array) if type(o) is JaxInput else None)

@@ -28,14 +28,18 @@ def solution(*body: str) -> str:
     return BASE + f"\ndef per_example_grad_clip(params, x, y, max_norm):\n    {lines}\n    return finish(g, max_norm)\n"
 
 
-def grade_with(problem1, pool, req: Requirements, source: str):
+def _graded(problem1, pool, req: Requirements, source: str):
     meta = dataclasses.replace(problem1.meta, requirements=req)
     problem = dataclasses.replace(problem1, meta=meta)
     box = pool.free.get()
     try:
-        return grade_source(problem, source, box, problem.public_cases()).report
+        return grade_source(problem, source, box, problem.public_cases())
     finally:
         pool.free.put(box)
+
+
+def grade_with(problem1, pool, req: Requirements, source: str):
+    return _graded(problem1, pool, req, source).report
 
 
 def failed(report) -> list[str]:
@@ -123,16 +127,6 @@ def test_vectorized_rule_measures_program_growth(problem1, pool):
     report = grade_with(problem1, pool, req, loop)
     assert failed(report) == ["vectorized"] and "grows with N" in report.message
     assert grade_with(problem1, pool, req, solution(VMAP_GRAD)).verdict == "AC"
-
-
-def _graded(problem1, pool, req: Requirements, source: str):
-    meta = dataclasses.replace(problem1.meta, requirements=req)
-    problem = dataclasses.replace(problem1, meta=meta)
-    box = pool.free.get()
-    try:
-        return grade_source(problem, source, box, problem.public_cases())
-    finally:
-        pool.free.put(box)
 
 
 def test_probe_switch_leaves_normal_results_bit_identical(problem1, pool):
