@@ -107,6 +107,9 @@ class Run:
         self.mode = "jit"
         self.compiled = None
         self.cost = False
+        self.traces = 0  # how often jax.jit traced the entry
+        self.signatures: set = set()  # distinct argument shapes and dtypes the entry was called with
+        self.broke: str | None = None  # why the first case that failed only under jit failed there
 
     def load(self) -> dict:
         try:
@@ -119,14 +122,16 @@ class Run:
             return {"status": "no_entry", "stdout": self.sink.take()}
         return {"status": "ok", "stdout": self.sink.take()}
 
-    def call(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any, Any]:
+    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[dict, Any, Any]:
         """Run the entry on one input. Compiled with jax.jit while that works (one
-        compile per shape instead of one per primitive); on any failure under jit the
-        case is rerun eagerly and eager stays on, so outcomes are plain Python's."""
+        compile per shape instead of one per primitive); on a failure under jit the
+        case is rerun eagerly, and if that succeeds eager stays on, so outcomes are
+        plain Python's."""
         import jax
 
         if self.mode == "jit":
             call_args = _positional(inputs, args)
+            self.signatures.add(_signature(call_args))
             start = time.perf_counter()
             try:
                 out, after = self._jitted(call_args)(call_args, _OFF)
@@ -140,9 +145,22 @@ class Run:
                     run_ms = _ms(again)
                     result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
                 return result, out, dict(zip(args, merged))
-            except BaseException:
-                self.mode = "eager"
+            except BaseException as exc:
+                jit_error = exc
                 self.sink.take()
+            result, out, after = self._eager(inputs, args)
+            if result["status"] == "ok":
+                # Only jit failed: the code branches on traced values. Eager from here on;
+                # the message is kept only when a public input caused it.
+                self.mode = "eager"
+                self.broke = _error_info(jit_error)["error"]["message"] if public else \
+                    "the function could not be traced on a hidden case"
+            return result, out, after
+        return self._eager(inputs, args)
+
+    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any, Any]:
+        import jax
+
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
@@ -152,6 +170,9 @@ class Run:
             return {**_error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
         return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()},
                 out, dict(zip(args, call_args)))
+
+    def jit_report(self) -> dict:
+        return {"mode": self.mode, "traces": self.traces, "signatures": len(self.signatures), "broke": self.broke}
 
     def probe(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any]:
         """Rerun a case that ran under jit with the poison switched on: the same
@@ -176,6 +197,7 @@ class Run:
             recorder = self.recorder
 
             def entry(all_args: list, poison: Any) -> tuple[Any, list]:
+                self.traces += 1
                 recorder.flag = poison
                 try:
                     out = fn(*all_args)
@@ -186,6 +208,13 @@ class Run:
 
             self.compiled = jax.jit(entry)
         return self.compiled
+
+
+def _signature(call_args: list) -> str:
+    import jax
+
+    leaves, tree = jax.tree_util.tree_flatten(call_args)
+    return str(tree) + repr([(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves])
 
 
 _OFF, _ON = np.bool_(False), np.bool_(True)  # the probe switch, a traced argument of the jitted entry
@@ -284,7 +313,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     for case_id, inputs in cases:
         chan.send({"type": "begin", "case": case_id})
         recorder.lines = case_id not in hidden
-        result, out, args_after = run.call(inputs, args)
+        result, out, args_after = run.call(inputs, args, public=case_id not in hidden)
         trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
         message = {"type": "case", "case": case_id, **result}
         chan.send(message, trees)
@@ -295,7 +324,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
         chan.send({"type": "begin", "case": "sizes"})
         chan.send({"type": "sizes", "sizes": [_program_size(run, wire.decode_tree(p["input"], blob), args, p["size"])
                                               for p in request["size_probe"]]})
-    chan.send({"type": "runtime", **recorder.report()})
+    chan.send({"type": "runtime", **recorder.report(), "jit": run.jit_report()})
 
     if request.get("probe") and probe_cases and rule:
         chan.send({"type": "begin", "case": "probe"})

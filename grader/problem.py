@@ -77,6 +77,7 @@ class Requirements:
     depends: tuple[str, ...] = ()
     depends_on: tuple[str, ...] = ()  # the transform (or nesting) those outputs must come from
     vectorized: tuple[str, ...] = ()  # batch dims along which the traced program must not grow
+    traced: bool = False  # the entry must run under jax.jit with traced arguments, one trace per input shape
 
     @property
     def poison(self) -> tuple[str, ...]:
@@ -158,7 +159,7 @@ _TOP_KEYS = {"title", "difficulty", "tags", "entry", "limits", "requirements", "
 _TABLE_KEYS = {
     "entry": {"name", "args"},
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
-    "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized"},
+    "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized", "traced"},
     "checks": {"output"},
     "oracles": {"functions", "invariants"},
 }
@@ -231,9 +232,12 @@ def parse_meta(data: dict, file: Path) -> Meta:
     nest = req.get("nest", [])
     if not all(isinstance(n, list) and len(n) >= 2 and all(isinstance(s, str) for s in n) for n in nest):
         raise ProblemError(file, "'requirements.nest' must be a list of lists of at least two call names")
+    if not isinstance(req.get("traced", False), bool):
+        raise ProblemError(file, "'requirements.traced' must be true or false")
     requirements = Requirements(tuple(req.get("calls", ())), tuple(tuple(n) for n in nest),
                                 tuple(req.get("forbid", ())), tuple(req.get("depends", ())),
-                                tuple(req.get("depends_on", ())), tuple(req.get("vectorized", ())))
+                                tuple(req.get("depends_on", ())), tuple(req.get("vectorized", ())),
+                                req.get("traced", False))
 
     dims: dict[str, tuple[int, int]] = {}
     for name, rng in _need(data, "dims", dict, "", file).items() if "dims" in data else []:

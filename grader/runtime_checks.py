@@ -63,7 +63,28 @@ def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
                                    "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"))
     results.extend(_dependence(run, req))
     results.extend(_vectorized(run, req))
+    results.extend(_traced(run, req))
     return results
+
+
+def _traced(run: RunResult, req: Requirements) -> list[CheckResult]:
+    """The entry ran under jax.jit on every case, traced once per input shape: no Python
+    branching on traced values, no conversion of a traced argument to a Python number."""
+    if not req.traced:
+        return []
+    jit = run.runtime.get("jit") or {}
+    name = "traced under jax.jit"
+    if jit.get("mode") != "jit":
+        why = jit.get("broke") or "no record of how the function ran"
+        return [CheckResult(name, False, f"the function could not run under jax.jit with traced arguments ({why}); "
+                            f"use lax.cond, jnp.where or lax.fori_loop instead of Python control flow on values")]
+    traces, shapes = jit.get("traces"), jit.get("signatures")
+    if traces is None or shapes is None:
+        return [CheckResult(name, False, "no record of how often the function was traced")]
+    if traces > shapes:
+        return [CheckResult(name, False, f"the function was traced {traces} times for {shapes} input shape(s): "
+                            f"it retraces on values that should stay traced")]
+    return [CheckResult(name, True, f"one trace per input shape ({traces} for {shapes})")]
 
 
 def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:

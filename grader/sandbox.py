@@ -197,7 +197,13 @@ class Sandbox:
                 result.cases[header["case"]] = _case_run(header, blob)
                 current = None
             elif kind == "runtime":
-                result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", [])}
+                jit = header.get("jit") if isinstance(header.get("jit"), dict) else {}
+                result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", []),
+                                  "jit": {"mode": str(jit.get("mode", ""))[:10],
+                                          "traces": jit.get("traces") if type(jit.get("traces")) is int else None,
+                                          "signatures": jit.get("signatures") if type(jit.get("signatures")) is int
+                                          else None,
+                                          "broke": str(jit["broke"])[:500] if jit.get("broke") else None}}
             elif kind == "sizes":
                 result.sizes = [{"size": int(s.get("size", 0)), "eqns": s.get("eqns"),
                                  "error": str(s.get("error", ""))[:300] or None}

@@ -170,3 +170,14 @@ def per_example_grad_clip(params, x, y, max_norm):
     decoy = _graded(problem1, pool, problem1.meta.requirements, nested.replace(
         "DECOY", "{'w': (x @ params['w'] + params['b'] - y)[:, None] * x, 'b': x @ params['w'] + params['b'] - y}"))
     assert failed(decoy.report) == ["results come from the transforms"] and decoy.report.verdict == "RJ"
+
+
+def test_traced_rule_refuses_python_branching_on_values(problem1, pool):
+    req = Requirements(traced=True)
+    assert grade_with(problem1, pool, req, solution(VMAP_GRAD)).verdict == "AC"
+    branching = solution(VMAP_GRAD, "if float(max_norm) > 1e9:\n        g = jax.tree_util.tree_map(jnp.zeros_like, g)")
+    report = grade_with(problem1, pool, req, branching)
+    assert failed(report) == ["traced under jax.jit"] and report.verdict == "RJ"
+    assert "could not run under jax.jit" in report.message
+    # Without the rule the same code is accepted: it runs eagerly.
+    assert grade_with(problem1, pool, Requirements(), branching).verdict == "AC"
