@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .authoring import write_atomic
+from .common.files import write_atomic
 from .problem import Problem
 
 
@@ -65,8 +65,8 @@ def load_log(out: Path) -> dict[tuple[str, str], dict]:
 
 
 def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
-    from .pipeline import grade
-    from .submission import parse_source
+    from .judge.pipeline import grade
+    from .judge.submission import parse_source
 
     report = grade(problem, parse_source(item.source, item.path), sandbox, feedback=feedback).report.to_json()
     report["sha256"] = item.sha256
@@ -76,8 +76,8 @@ def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
 # ------------------------------------------------------------------ engines
 
 def run_local(problem: Problem, items: list[Item], workers: int, feedback=None) -> Iterator[dict]:
-    from .compile_cache import fill
-    from .sandbox import Pool
+    from .sandbox.host import Pool
+    from .sandbox.xla_cache import fill
 
     with Pool(workers) as pool:
         if items:
@@ -96,7 +96,7 @@ _WORKER_SANDBOX = None
 def grade_on_worker(problem: Problem, item: Item, feedback=None) -> dict:
     """Runs inside a Dask worker: one warm sandbox per worker process, reused."""
     global _WORKER_SANDBOX
-    from .sandbox import Sandbox
+    from .sandbox.host import Sandbox
 
     if _WORKER_SANDBOX is None:
         _WORKER_SANDBOX = Sandbox()

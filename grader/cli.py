@@ -19,10 +19,14 @@ def _fail(message: str) -> None:
 
 
 def _problem(problem_id: str):
+    from .judge.output_checks import resolve
+
     try:
-        return find_problem(problem_id)
+        problem = find_problem(problem_id)
+        resolve(problem.meta, str(problem.root / "problem.toml"))
     except ProblemError as exc:
         _fail(str(exc))
+    return problem
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,12 +47,12 @@ def main() -> None:
 def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool,
           strict_sandbox: bool) -> None:
     """Grade one submission FILE."""
-    from .feedback import Feedback
-    from .formats import FORMATS
-    from .pipeline import grade as run_grade
-    from .report import render_text
-    from .sandbox import Sandbox
-    from .submission import SubmissionError, load_submission
+    from .judge.feedback import Feedback
+    from .judge.pipeline import grade as run_grade
+    from .judge.submission import SubmissionError, load_submission
+    from .report.formats import FORMATS
+    from .report.text import render_text
+    from .sandbox.host import Sandbox
 
     problem = _problem(problem_id)
     try:
@@ -59,7 +63,7 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, 
         feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback, cost=cost)
         report = run_grade(problem, sub, sandbox, feedback=feedback, strict=strict_sandbox).report
     if output:
-        from .authoring import write_atomic
+        from .common.files import write_atomic
 
         write_atomic(Path(output), FORMATS[fmt](report))
     elif fmt == "text":
@@ -83,8 +87,8 @@ def _visibility(public: bool, hidden: bool) -> str:
 @click.option("--name", default=None, help="Case name (file stem); chosen automatically when absent.")
 def add_case(problem_id: str, input_file: str, public: bool, hidden: bool, name: str | None) -> None:
     """Validate INPUT_FILE (the input only), compute its expected output and add it as a case."""
-    from .authoring import AuthoringError, add_cases
-    from .sandbox import Sandbox
+    from .authoring.cases import AuthoringError, add_cases
+    from .sandbox.host import Sandbox
 
     visibility = _visibility(public, hidden)
     problem = _problem(problem_id)
@@ -109,7 +113,7 @@ def add_case(problem_id: str, input_file: str, public: bool, hidden: bool, name:
 
 
 def _report_catches(problem_id: str, paths: list[Path]) -> None:
-    from .validate import wrong_answers_caught
+    from .authoring.cases import wrong_answers_caught
 
     problem = _problem(problem_id)
     names = {p.stem for p in paths}
@@ -130,8 +134,9 @@ def _report_catches(problem_id: str, paths: list[Path]) -> None:
 @click.option("--hidden", is_flag=True)
 def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool) -> None:
     """Add COUNT seeded cases from the problem's generator (same seed, same cases)."""
-    from .authoring import AuthoringError, add_cases, generated_inputs
-    from .sandbox import Sandbox
+    from .authoring.cases import AuthoringError, add_cases
+    from .problem.modules import generated_inputs
+    from .sandbox.host import Sandbox
 
     visibility = _visibility(public, hidden)
     problem = _problem(problem_id)
@@ -151,10 +156,10 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
 def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
+    from .authoring.validate import validate_problem
     from .problem import NAME_RE, all_problem_ids
-    from .report import make_console
-    from .sandbox import Pool
-    from .validate import validate_problem
+    from .report.text import make_console
+    from .sandbox.host import Pool
 
     con = make_console()
     ids = list(problem_ids) or all_problem_ids()
@@ -182,8 +187,8 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -
 @click.argument("problem_id")
 def new(problem_id: str) -> None:
     """Create problems/PROBLEM_ID from a template; then follow `grader validate PROBLEM_ID`."""
+    from .authoring.scaffold import scaffold
     from .problem import NAME_RE
-    from .scaffold import scaffold
 
     if not NAME_RE.match(problem_id):
         _fail("a problem id is lower case letters, digits and underscores")
@@ -212,7 +217,13 @@ def new(problem_id: str) -> None:
 def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path: str | None, engine: str,
           scheduler: str | None, no_feedback: bool) -> None:
     """Grade every .py file below FOLDER."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from .batch import run_batch, run_dask, run_local
 
@@ -221,7 +232,7 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
         _fail("--engine dask needs --scheduler tcp://HOST:PORT")
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
-    from .feedback import Feedback
+    from .judge.feedback import Feedback
 
     feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback)
     run = (lambda items: run_dask(problem, items, scheduler, feedback)) if engine == "dask" else \
@@ -254,7 +265,7 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of the report that --format json produces."""
-    from .formats import schema as load
+    from .report.formats import schema as load
 
     click.echo(json.dumps(load(), indent=2))
 
@@ -265,7 +276,7 @@ def list_problems() -> None:
     from rich.table import Table
 
     from .problem import all_problem_ids, load_problem
-    from .report import make_console
+    from .report.text import make_console
 
     table = Table("id", "title", "difficulty", "public", "hidden", box=None)
     for pid in all_problem_ids():
@@ -285,7 +296,7 @@ def show(problem_id: str) -> None:
     """Print a problem's statement, rendered for the terminal."""
     from rich.markdown import Markdown
 
-    from .report import make_console
+    from .report.text import make_console
 
     problem = _problem(problem_id)
     try:

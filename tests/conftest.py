@@ -14,7 +14,7 @@ P1 = "per_example_grad_clipping"
 
 @pytest.fixture(scope="session")
 def pool():
-    from grader.sandbox import Pool
+    from grader.sandbox.host import Pool
 
     with Pool(2) as p:
         yield p
@@ -47,7 +47,7 @@ def tree_digest(folder: Path) -> dict[str, bytes]:
 
 
 def grade_source(problem, source: str, box, cases=None, feedback=None):
-    from grader.pipeline import grade
-    from grader.submission import parse_source
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import parse_source
 
     return grade(problem, parse_source(source, "<test>"), box, cases, feedback)

@@ -101,7 +101,7 @@ def test_concurrent_add_cases_both_land(problem_copy, tmp_path):
 
 
 def test_generate_is_deterministic(problem1):
-    from grader.authoring import generated_inputs
+    from grader.problem.modules import generated_inputs
 
     a = generated_inputs(problem1, 12, seed=5)
     b = generated_inputs(problem1, 12, seed=5)
@@ -112,7 +112,7 @@ def test_generate_is_deterministic(problem1):
 def test_generated_hidden_cases_cover_the_statement(problem1):
     import numpy as np
 
-    from grader.authoring import load_module
+    from grader.problem.modules import load_module
 
     oracle = load_module(problem1.oracle_path, "cov").oracle
     seen = set()

@@ -37,9 +37,9 @@ def _hidden_numbers(problem) -> set[str]:
 
 @pytest.fixture(scope="module")
 def graded(pool):
-    from grader.pipeline import grade
+    from grader.judge.pipeline import grade
     from grader.problem import load_problem
-    from grader.submission import load_submission
+    from grader.judge.submission import load_submission
 
     before_repo = tree_digest(PROBLEMS) | tree_digest(SUBMISSIONS)
     before_tmp = set(os.listdir("/tmp"))
@@ -55,7 +55,7 @@ def graded(pool):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.name}")
 def test_submission_gets_its_folders_verdict(graded, path):
-    from grader.validate import read_expectation
+    from grader.problem.corpus import read_expectation
 
     exp = read_expectation(path)
     report = graded["results"][path].report
@@ -68,7 +68,7 @@ def test_submission_gets_its_folders_verdict(graded, path):
     assert not leaked, f"hidden input values in the report: {leaked[:5]}"
     import jsonschema
 
-    from grader.formats import schema
+    from grader.report.formats import schema
 
     jsonschema.validate(report.to_json(), schema())
     for case in report.cases:

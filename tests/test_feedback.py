@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import SUBMISSIONS, grade_source
-from grader.feedback import Feedback
+from grader.judge.feedback import Feedback
 
 P1 = "per_example_grad_clipping"
 ONLY_WIDE = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().replace(
@@ -36,7 +36,7 @@ def test_no_hint_for_an_unknown_mistake(problem1, pool):
 
 
 def test_counterexample_for_hidden_only_failure(problem1, pool):
-    from grader.inputs import canonical
+    from grader.problem.inputs import canonical
 
     report = graded(problem1, pool, ONLY_WIDE, Feedback(hints=False, counterexample=True))
     assert report.verdict == "WA"

@@ -12,8 +12,8 @@ P1 = "per_example_grad_clipping"
 
 @pytest.fixture(scope="module")
 def reports(problem1, pool):
-    from grader.pipeline import grade
-    from grader.submission import load_submission
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import load_submission
 
     files = [SUBMISSIONS / P1 / "wrong_answer" / "norm_without_bias.py", SUBMISSIONS / P1 / "accepted" / "flat_norm.py",
              SUBMISSIONS / P1 / "rejected" / "decoy_call.py", SUBMISSIONS / P1 / "compile_error" / "syntax_error.py"]
@@ -29,14 +29,14 @@ def hidden_values(problem1):
 
 
 def test_json_matches_schema(reports):
-    from grader.formats import FORMATS, schema
+    from grader.report.formats import FORMATS, schema
 
     for report in reports.values():
         jsonschema.validate(json.loads(FORMATS["json"](report)), schema())
 
 
 def test_schema_rejects_leaky_hidden_case(reports):
-    from grader.formats import schema
+    from grader.report.formats import schema
 
     data = reports["wrong_answer"].to_json()
     hidden = next(c for c in data["cases"] if c["visibility"] == "hidden")
@@ -46,7 +46,7 @@ def test_schema_rejects_leaky_hidden_case(reports):
 
 
 def test_junit_parses_and_counts(reports, problem1):
-    from grader.formats import junit
+    from grader.report.formats import junit
 
     root = ET.fromstring(junit(reports["wrong_answer"]).encode())
     suite = root.find("testsuite")
@@ -64,7 +64,7 @@ def test_junit_parses_and_counts(reports, problem1):
 
 
 def test_gradescope_results(reports, problem1):
-    from grader.formats import gradescope
+    from grader.report.formats import gradescope
 
     wa = json.loads(gradescope(reports["wrong_answer"]))
     assert wa["max_score"] == len(problem1.cases) and wa["score"] == reports["wrong_answer"].passed
@@ -79,7 +79,7 @@ def test_gradescope_results(reports, problem1):
 
 
 def test_markdown_summary(reports):
-    from grader.formats import markdown
+    from grader.report.formats import markdown
 
     md = markdown(reports["wrong_answer"])
     assert md.startswith("### ❌ WA Wrong Answer") and "| case | visibility |" in md and "<details>" in md

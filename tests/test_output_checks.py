@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from grader.inputs import check_input, typed_input
-from grader.output_checks import CHECKS, CheckContext, run_checks
-from grader.wire import Leaf, Opaque
+from grader.problem.inputs import check_input, typed_input
+from grader.judge.output_checks import CHECKS, CheckContext, run_checks
+from grader.sandbox.wire import Leaf, Opaque
 
 
 def jax_leaf(value, dtype="float32"):

@@ -1,7 +1,7 @@
 """Problem metadata and input validation: a malformed problem or input is named precisely."""
 import pytest
 
-from grader.inputs import InputError, check_input
+from grader.problem.inputs import InputError, check_input
 from grader.problem import ProblemError, load_problem
 
 

@@ -135,7 +135,7 @@ def test_probe_switch_leaves_normal_results_bit_identical(problem1, pool):
     rerun of the same program must move every required output."""
     import numpy as np
 
-    from grader.wire import Leaf
+    from grader.sandbox.wire import Leaf
 
     probed = _graded(problem1, pool, problem1.meta.requirements, solution(VMAP_GRAD))
     plain = _graded(problem1, pool, Requirements(), solution(VMAP_GRAD))

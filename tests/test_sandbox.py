@@ -59,8 +59,8 @@ def test_missing_layer_is_reported_and_strict_refuses():
 
 
 def test_strict_runs_no_submission_code_in_a_weaker_sandbox(problem1, pool, monkeypatch):
-    from grader.pipeline import grade
-    from grader.submission import parse_source
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import parse_source
 
     monkeypatch.setenv("JAXJUDGE_DISABLE_LAYERS", "seccomp")
     box = pool.free.get()
@@ -83,7 +83,7 @@ WRONG_ON_HIDDEN = GOOD.replace("    return {\"grads\"", "    if x.shape[0] == 8:
 def test_hidden_failures_reveal_nothing(problem1, pool):
     import json
 
-    from grader.feedback import Feedback
+    from grader.judge.feedback import Feedback
 
     box = pool.free.get()
     try:
@@ -102,10 +102,11 @@ def test_hidden_failures_reveal_nothing(problem1, pool):
 def test_zygote_restarts_cold_when_its_warm_up_starts_a_thread(problem1):
     """Forking a process that runs other threads is unsafe: if a JAX release ever starts
     one while the zygote warms up, the zygote must re-exec itself without the warm-up."""
-    from grader import wire
-    from grader.sandbox import Sandbox, child_env
+    from grader.sandbox import wire
+    from grader.sandbox.env import child_env
+    from grader.sandbox.host import Sandbox
 
-    script = ("import threading, time\nfrom grader import zygote\n"
+    script = ("import threading, time\nfrom grader.sandbox import zygote\n"
               "zygote._warm_tracing = lambda: threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n"
               "zygote.main()\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -4,7 +4,7 @@ import ast
 import pytest
 
 from grader.problem import Requirements
-from grader.static_checks import check_source, used_names
+from grader.judge.static_checks import check_source, used_names
 
 REQ = Requirements(calls=("jax.vmap", "jax.grad"), forbid=("jax.hessian",))
 

@@ -11,7 +11,7 @@ P1 = "per_example_grad_clipping"
 
 
 def failures(root, pool, with_submissions=False):
-    from grader.validate import validate_problem
+    from grader.authoring.validate import validate_problem
 
     _, findings = validate_problem(root, pool, with_submissions)
     return [f"{f.check}: {f.message}" for f in findings if f.status == "fail"]
@@ -108,7 +108,8 @@ def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
     """The lab's 'three ways must agree': an outer-product oracle that forgets the ReLU mask
     disagrees with the stored outputs, with the loop oracle, and with the loop's gradients."""
     from grader.problem import load_problem
-    from grader.validate import Context, check_oracles
+    from grader.authoring.context import Context
+    from grader.authoring.oracle_checks import check_oracles
 
     root = problem_copy(DP)
     src = (root / "oracle.py").read_text()
@@ -125,7 +126,8 @@ def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
 
 def test_dp_sgd_broken_reference_fails(problem_copy, pool):
     from grader.problem import load_problem
-    from grader.validate import Context, check_reference
+    from grader.authoring.context import Context
+    from grader.authoring.grading_checks import check_reference
 
     root = problem_copy(DP)
     src = (root / "reference.py").read_text()

@@ -6,7 +6,7 @@ import struct
 import numpy as np
 import pytest
 
-from grader import wire
+from grader.sandbox import wire
 
 
 def frame(header: dict, blob: bytes = b"") -> io.BytesIO:

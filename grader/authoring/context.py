@@ -1,0 +1,28 @@
+"""What every ``validate`` check gets and gives: the problem with a sandbox pool,
+and findings that pass, fail or warn."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..problem import Problem
+
+
+@dataclass
+class Finding:
+    check: str
+    status: str  # pass | fail | warn
+    message: str
+
+
+
+@dataclass
+class Context:
+    problem: Problem
+    pool: object  # sandbox.Pool
+    with_submissions: bool = True
+    log: Callable[[str], None] = lambda _m: None
+    oracle_worst: dict[str, float] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------- the checks

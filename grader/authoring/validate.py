@@ -1,0 +1,102 @@
+"""``grader validate``: prove a problem sound (the Kattis ``verifyproblem`` idea).
+
+Each check is a small function ``check(ctx) -> list[Finding]``, listed in
+``CHECKS`` in the order they run. A problem passes when no finding fails;
+warnings are printed but do not fail the run.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..common.trees import dotted, get_path
+from ..judge.output_checks import resolve
+from ..problem import Problem, ProblemError, load_problem
+from ..problem.inputs import InputError, canonical, check_input
+from .context import Context, Finding
+from .grading_checks import check_reference, check_submissions
+from .oracle_checks import check_oracles
+from .statement import check_statement
+
+
+def check_files(ctx: Context) -> list[Finding]:
+    p = ctx.problem
+    out = []
+    for path in (p.statement_path, p.reference_path, p.oracle_path):
+        ok = path.is_file()
+        out.append(Finding("files", "pass" if ok else "fail", f"{path.name} {'present' if ok else 'is missing'}"))
+    return out
+
+
+def check_cases(ctx: Context) -> list[Finding]:
+    p = ctx.problem
+    out: list[Finding] = []
+    if not p.public_cases():
+        out.append(Finding("cases", "fail", "no public case (cases/public/*.json)"))
+    if not [c for c in p.cases if c.hidden]:
+        out.append(Finding("cases", "fail", "no hidden case (cases/hidden/*.json)"))
+    seen: dict[str, str] = {}
+    bad = 0
+    for case in p.cases:
+        where = f"{case.visibility}/{case.id}"
+        try:
+            check_input(p.meta, case.input)
+        except InputError as exc:
+            out.append(Finding("input constraints", "fail", f"{where}: {exc}"))
+            bad += 1
+            continue
+        key = canonical(p.meta, case.input)
+        if key in seen:
+            out.append(Finding("distinct cases", "fail", f"{where} has the same input as {seen[key]}"))
+        seen[key] = where
+        if case.expected is None:
+            out.append(Finding("expected outputs", "fail", f"{where}: no 'expected' output"))
+            bad += 1
+            continue
+        problem = _expected_shape_problem(p, case)
+        if problem:
+            out.append(Finding("expected outputs", "fail", f"{where}: {problem}"))
+            bad += 1
+    if not bad:
+        out.append(Finding("input constraints", "pass", f"all {len(p.cases)} cases satisfy the constraints"))
+    return out
+
+
+def _expected_shape_problem(p: Problem, case) -> str | None:
+    dims = check_input(p.meta, case.input)
+    for spec in p.meta.outputs:
+        try:
+            value = np.asarray(get_path(case.expected, spec.path), dtype=np.float64)
+        except (KeyError, TypeError, ValueError):
+            return f"'{dotted(spec.path)}' is missing or not numeric"
+        want = tuple(d if isinstance(d, int) else dims[d] for d in spec.shape)
+        if value.shape != want:
+            return f"'{dotted(spec.path)}' has shape {value.shape}, the metadata says {want}"
+    return None
+
+
+CHECKS: list[Callable[[Context], list[Finding]]] = [
+    check_files, check_cases, check_statement, check_oracles, check_reference, check_submissions]
+
+
+def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,
+                     log: Callable[[str], None] = lambda _m: None) -> tuple[str, list[Finding]]:
+    try:
+        problem = load_problem(problem_dir)
+        resolve(problem.meta, str(problem_dir / "problem.toml"))
+    except ProblemError as exc:
+        return problem_dir.name, [Finding("metadata", "fail", str(exc))]
+    findings = [Finding("metadata", "pass", "problem.toml parses and is complete")]
+    ctx = Context(problem, pool, with_submissions, log)
+    for check in CHECKS:
+        try:
+            found = check(ctx)
+        except ProblemError as exc:
+            found = [Finding(check.__name__.removeprefix("check_"), "fail", str(exc))]
+        findings += found
+        if check is check_cases and any(f.status == "fail" for f in found):
+            findings.append(Finding("reference", "fail", "skipped: fix the cases first"))
+            break
+    return problem.id, findings

@@ -1,0 +1,30 @@
+"""Writing files so that a crash or a concurrent writer never leaves one half written."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, text: str, exclusive: bool = False) -> bool:
+    """Write via a temp file in the same folder; with ``exclusive`` never replace an
+    existing file (returns False instead), so concurrent authors cannot clobber each other."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if exclusive:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return False
+        else:
+            os.replace(tmp, path)
+            tmp = ""
+        return True
+    finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)

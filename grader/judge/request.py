@@ -1,0 +1,49 @@
+"""Stage 4 input: what the sandbox is asked to run. Case inputs go typed and
+without their expected outputs; the watched callables and the probe rule come
+from the problem's requirements."""
+from __future__ import annotations
+
+from ..problem import Case, Problem
+from ..problem.inputs import check_input, resized, typed_input
+from ..sandbox.request import Request
+from .submission import Submission
+
+# On one case a right answer may not depend on the transform (every gradient clipped
+# to zero, an overflow that zeroes everything), so an unchanged output is confirmed on
+# up to this many clean cases before it counts against the submission.
+PROBE_CASES = 3
+
+
+def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
+    """Two inputs that differ only in the batch dims: the first case, cycled to a small
+    and a large batch, so that the traced program sizes can be compared."""
+    meta = problem.meta
+    if not cases:
+        return []
+    raw = cases[0].input
+    small, large = raw, raw
+    for dim in meta.requirements.vectorized:
+        lo, hi = meta.dims[dim]
+        a, b = max(lo, 2), hi
+        if a >= b:
+            return []
+        small, large = resized(meta, small, dim, a), resized(meta, large, dim, b)
+    first = meta.requirements.vectorized[0]
+    return [(check_input(meta, small)[first], typed_input(meta, small)),
+            (check_input(meta, large)[first], typed_input(meta, large))]
+
+
+def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False,
+                 strict: bool = False) -> Request:
+    meta = problem.meta
+    lim = meta.limits
+    req = meta.requirements
+    return Request(
+        source=sub.source, entry=meta.entry.name, args=meta.entry.args,
+        cases=[(c.id, typed_input(meta, c.input)) for c in cases],
+        time_seconds=lim.time_seconds, load_seconds=lim.load_seconds, memory_mb=lim.memory_mb,
+        output_kb=lim.output_kb,
+        watch=tuple(dict.fromkeys((*req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
+        poison=req.poison, probe=bool(req.depends and req.poison),
+        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost,
+        hidden=frozenset(c.id for c in cases if c.hidden), strict=strict, switch_probe_cases=PROBE_CASES)

@@ -1,0 +1,115 @@
+"""Stage 6: verdicts. A case's verdict comes from how its run ended and from the
+first output check that failed; the submission's verdict is the first failure in
+a fixed order: compile, static requirements, loading, runtime requirements, then
+the cases (public first)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..common.verdicts import Verdict
+from ..problem import Case, Problem
+from ..problem.inputs import check_input, typed_input
+from ..report.model import CaseReport
+from ..sandbox.request import CaseRun
+from ..sandbox.wire import to_plain
+from .output_checks import CheckContext, Mismatch, run_checks, tree_diff
+from .results import CheckResult
+
+# How a run ended -> (verdict, reason) before any output check.
+RUN_STATUS = {
+    "error": (Verdict.RE, "exception"),
+    "crash": (Verdict.RE, "crash"),
+    "mle": (Verdict.MLE, "memory"),
+    "ole": (Verdict.OLE, "output_size"),
+    "timeout": (Verdict.TLE, "time"),
+    "bad_output": (Verdict.WA, "type"),
+    "no_entry": (Verdict.CE, "no_entry"),
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    verdict: Verdict
+    reason: str = ""
+    message: str = ""
+
+
+def first_failure(outcomes: list[Outcome]) -> Outcome:
+    for outcome in outcomes:
+        if outcome.verdict is not Verdict.AC:
+            return outcome
+    return Outcome(Verdict.AC)
+
+
+@dataclass
+class Judged:
+    """One case after the output checks, before hidden cases are reduced for the report."""
+
+    case: Case
+    report: CaseReport
+    excess: float | None  # worst error as a fraction of the tolerance, when the values were compared
+    got: Any  # the output as plain JSON-able data, when the run produced one
+
+
+def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> Judged:
+    meta = problem.meta
+    got = None
+    finding: Mismatch | None = None
+    worst = None
+    if run.status == "ok":
+        ctx = CheckContext(meta, run.output, case.expected, typed_input(meta, case.input), run.args_after,
+                           check_input(meta, case.input))
+        finding = run_checks(ctx, meta.output_checks)
+        worst = ctx.worst or None
+        got = to_plain(run.output)
+        outcome = Outcome(Verdict.WA, finding.reason, finding.message) if finding else Outcome(Verdict.AC, "", "passed")
+    elif run.status == "not_run":
+        outcome = Outcome(Verdict.AC, "not_run", "not run (an earlier case failed)")
+    else:
+        status = run.status
+        if status == "crash" and exit_info.get("maxrss_kb", 0) * 1024 >= 0.8 * (memory_mb << 20):
+            status = "mle"
+        verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
+        err = run.error or {}
+        where = f" (line {err['line']})" if err.get("line") else ""
+        message = {"timeout": f"no result within {meta.limits.time_seconds:g} s",
+                   "mle": f"memory limit of {meta.limits.memory_mb} MB exceeded",
+                   "ole": f"output larger than {meta.limits.output_kb} KB"}.get(status, "")
+        outcome = Outcome(verdict, reason, message or (err.get("message", "") + where) or f"process ended ({exit_info})")
+    report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
+                        outcome.reason, outcome.message, run.time_ms)
+    report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
+    report.stdout = run.stdout or None
+    if finding and finding.reason in ("structure", "type", "dtype", "shape"):
+        report.diff = tree_diff(meta, check_input(meta, case.input), run.output)
+    if finding and finding.reason == "nan":
+        report.worst = finding.detail
+    report.cost = run.cost
+    return Judged(case, report, worst.get("excess") if worst else None, got)
+
+
+def case_outcome(c: CaseReport) -> Outcome:
+    if c.verdict in ("--", Verdict.AC.value):
+        return Outcome(Verdict.AC)
+    return Outcome(Verdict(c.verdict), c.reason, f"case {c.id}: {c.message}")
+
+
+def checks_outcome(checks: list[CheckResult]) -> Outcome:
+    for c in checks:
+        if not c.passed:
+            return Outcome(Verdict(c.verdict), "requirement" if c.verdict == "RJ" else "compile", c.message)
+    return Outcome(Verdict.AC)
+
+
+def load_outcome(problem: Problem, status: str, error: dict | None) -> Outcome:
+    """How loading the module ended, as an outcome."""
+    if status == "ok":
+        return Outcome(Verdict.AC)
+    verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
+    err = error or {}
+    msg = {"no_entry": f"the module defines no callable '{problem.meta.entry.name}'",
+           "timeout": f"loading the module took longer than {problem.meta.limits.load_seconds:g} s"}.get(
+        status, f"while loading the module: {err.get('message', status)}"
+        + (f" (line {err['line']})" if err.get("line") else ""))
+    return Outcome(verdict, reason, msg)

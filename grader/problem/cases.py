@@ -1,0 +1,98 @@
+"""A problem folder: its metadata, its files and its cases.
+
+    problem.toml      metadata (see ``meta``)
+    statement.md      the statement, with worked examples
+    reference.py      the reference solution (graded like any submission)
+    oracle.py         independent float64 NumPy implementations, no JAX
+    generator.py      seeded input generator (optional)
+    cases/public/*.json, cases/hidden/*.json
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from .meta import Meta, ProblemError, parse_meta
+
+VISIBILITIES = ("public", "hidden")
+
+
+@dataclass
+class Case:
+    id: str
+    visibility: str
+    path: Path
+    input: Any
+    expected: Any = None
+
+    @property
+    def hidden(self) -> bool:
+        return self.visibility == "hidden"
+
+
+@dataclass
+class Problem:
+    id: str
+    root: Path
+    meta: Meta
+    cases: list[Case] = field(default_factory=list)
+
+    @property
+    def statement_path(self) -> Path:
+        return self.root / "statement.md"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.root / "reference.py"
+
+    @property
+    def oracle_path(self) -> Path:
+        return self.root / "oracle.py"
+
+    @property
+    def generator_path(self) -> Path:
+        return self.root / "generator.py"
+
+    def cases_dir(self, visibility: str) -> Path:
+        return self.root / "cases" / visibility
+
+    def public_cases(self) -> list[Case]:
+        return [c for c in self.cases if not c.hidden]
+
+
+def read_case(path: Path, visibility: str) -> Case:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProblemError(path, f"not a readable JSON case: {exc}") from None
+    if not isinstance(data, dict) or set(data) - {"input", "expected"} or "input" not in data:
+        raise ProblemError(path, "a case is an object with the keys 'input' and 'expected'")
+    return Case(path.stem, visibility, path, data["input"], data.get("expected"))
+
+
+def load_problem(root: Path | str, with_cases: bool = True) -> Problem:
+    root = Path(root)
+    if not root.is_dir():
+        raise ProblemError(root, "no such problem folder")
+    meta_file = root / "problem.toml"
+    try:
+        data = tomllib.loads(meta_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProblemError(meta_file, "missing (every problem needs its metadata)") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ProblemError(meta_file, f"not valid TOML: {exc}") from None
+    problem = Problem(root.name, root, parse_meta(data, meta_file))
+    if with_cases:
+        for visibility in VISIBILITIES:
+            folder = problem.cases_dir(visibility)
+            for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+                problem.cases.append(read_case(path, visibility))
+    return problem

@@ -1,0 +1,48 @@
+"""A problem's own Python files, which are trusted author code and run in the
+judge's process: the oracles (float64 NumPy) and the input generator."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .cases import Problem
+from .meta import ProblemError
+
+
+def load_module(path: Path, name: str):
+    if not path.is_file():
+        raise ProblemError(path, "missing")
+    spec = importlib.util.spec_from_file_location(f"jaxjudge_problem_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise ProblemError(path, f"cannot be imported: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+def oracles(problem: Problem) -> dict[str, Callable]:
+    module = load_module(problem.oracle_path, f"{problem.id}_oracle")
+    found = {}
+    for name in problem.meta.oracles:
+        fn = getattr(module, name, None)
+        if not callable(fn):
+            raise ProblemError(problem.oracle_path, f"declares no function '{name}' (see [oracles] functions)")
+        found[name] = fn
+    return found
+
+
+def generated_inputs(problem: Problem, count: int, seed: int) -> list[tuple[str, Any]]:
+    """``count`` inputs from the problem's generator; rng = default_rng([seed, index]),
+    so the same seed always gives the same cases."""
+    module = load_module(problem.generator_path, f"{problem.id}_generator")
+    if not callable(getattr(module, "generate", None)):
+        raise ProblemError(problem.generator_path, "defines no generate(rng, index)")
+    out = []
+    for index in range(count):
+        rng = np.random.default_rng([seed, index])
+        out.append((f"gen_s{seed}_{index:03d}", module.generate(rng, index)))
+    return out

@@ -1,0 +1,127 @@
+"""Report formats, chosen by name (``--format``): text and JSON for people and
+scripts, JUnit XML for CI systems, Gradescope's results.json, and Markdown for
+step summaries and pull-request comments. Each is ``render(report) -> str``;
+hidden cases were already reduced in ``report`` and carry no data here either."""
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from typing import Callable
+
+from .model import Report, render_json
+from .text import make_console, render_text
+
+SCHEMA_FILE = "report.schema.json"
+
+
+def schema() -> dict:
+    from importlib.resources import files
+
+    return json.loads(files("grader.report").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+def _text(report: Report) -> str:
+    con = make_console()
+    with con.capture() as cap:
+        render_text(report, con)
+    return cap.get()
+
+
+def _failed_checks(report: Report):
+    return [c for c in report.static_checks + report.runtime_checks if not c.passed]
+
+
+def junit(report: Report) -> str:
+    cases = [c for c in report.cases]
+    checks = report.static_checks + report.runtime_checks
+    failures = sum(1 for c in cases if c.verdict == "WA") + len(_failed_checks(report))
+    errors = sum(1 for c in cases if c.verdict not in ("AC", "WA", "--"))
+    total_time = sum((c.time_ms or 0) for c in cases) / 1000
+    suites = ET.Element("testsuites", name="jaxjudge", tests=str(len(cases) + len(checks)))
+    suite = ET.SubElement(suites, "testsuite", name=f"{report.problem}: {report.submission}",
+                          tests=str(len(cases) + len(checks)), failures=str(failures), errors=str(errors),
+                          skipped=str(sum(1 for c in cases if c.verdict == "--")), time=f"{total_time:.3f}")
+    props = ET.SubElement(suite, "properties")
+    for key in ("verdict", "reason", "message"):
+        ET.SubElement(props, "property", name=key, value=str(getattr(report, key)))
+    for check in checks:
+        tc = ET.SubElement(suite, "testcase", classname=f"{report.problem}.checks", name=check.name, time="0")
+        if not check.passed:
+            ET.SubElement(tc, "failure", type="RJ" if check.name != "syntax" else "CE", message=check.message)
+    for case in cases:
+        tc = ET.SubElement(suite, "testcase", classname=f"{report.problem}.{case.visibility}", name=case.id,
+                           time=f"{(case.time_ms or 0) / 1000:.3f}")
+        if case.verdict == "--":
+            ET.SubElement(tc, "skipped", message=case.message)
+        elif case.verdict == "WA":
+            el = ET.SubElement(tc, "failure", type=f"WA/{case.reason}", message=case.message)
+            if case.visibility == "public" and case.input is not None:
+                el.text = json.dumps({"input": case.input, "expected": case.expected, "got": case.got})
+        elif case.verdict != "AC":
+            ET.SubElement(tc, "error", type=f"{case.verdict}/{case.reason}", message=case.message)
+    if report.stdout:
+        ET.SubElement(suite, "system-out").text = report.stdout
+    buf = io.BytesIO()
+    ET.ElementTree(suites).write(buf, encoding="utf-8", xml_declaration=True)
+    return buf.getvalue().decode("utf-8") + "\n"
+
+
+def gradescope(report: Report) -> str:
+    """Gradescope's autograder results.json: one point per case; a compile or
+    requirement failure scores zero (the solution does not do what was asked)."""
+    gated = report.verdict in ("CE", "RJ", "IE")
+    tests = []
+    for check in _failed_checks(report):
+        tests.append({"name": f"requirement: {check.name}", "score": 0, "max_score": 0, "status": "failed",
+                      "output": check.message, "visibility": "visible"})
+    for case in report.cases:
+        ok = case.verdict == "AC"
+        out = case.message
+        if case.visibility == "public" and case.input is not None and not ok:
+            out += f"\ninput: {json.dumps(case.input)}\nexpected: {json.dumps(case.expected)}\ngot: {json.dumps(case.got)}"
+        if case.hint:
+            out += f"\nhint: {case.hint}"
+        tests.append({"name": f"{case.visibility} case {case.id}", "score": 1 if ok and not gated else 0,
+                      "max_score": 1, "status": "passed" if ok else "failed", "output": out,
+                      "visibility": "visible" if case.visibility == "public" else "after_published"})
+    score = 0 if gated else report.passed
+    summary = f"{report.verdict} {report.verdict_title}" + (f": {report.message}" if report.message else "")
+    if report.hint:
+        summary += f"\nhint: {report.hint}"
+    return json.dumps({"score": score, "max_score": report.total, "output": summary, "visibility": "visible",
+                       "stdout_visibility": "hidden", "tests": tests}, indent=2) + "\n"
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(report: Report) -> str:
+    icon = "✅" if report.verdict == "AC" else "❌"
+    lines = [f"### {icon} {report.verdict} {report.verdict_title} — `{report.problem}`", "",
+             f"`{report.submission}`: **{report.passed}/{report.total}** cases passed."]
+    if report.message:
+        lines += ["", f"> {_md(report.message)}"]
+    if report.hint:
+        lines += ["", f"**Hint:** {_md(report.hint)}"]
+    failed = _failed_checks(report)
+    if failed:
+        lines += ["", "| check | result |", "|---|---|"] + [f"| {_md(c.name)} | {_md(c.message)} |" for c in failed]
+    if report.cases:
+        lines += ["", "| case | visibility | verdict | reason | time (ms) | message |", "|---|---|---|---|---:|---|"]
+        for c in report.cases:
+            t = f"{c.time_ms:.1f}" if c.time_ms is not None else "-"
+            lines.append(f"| {_md(c.id)} | {c.visibility} | {c.verdict} | {_md(c.reason)} | {t} | {_md(c.message)} |")
+    for c in report.cases:
+        if c.visibility == "public" and c.verdict not in ("AC", "--") and c.input is not None:
+            lines += ["", f"<details><summary>{_md(c.id)}: {_md(c.message)}</summary>", "", "```json",
+                      json.dumps({"input": c.input, "expected": c.expected, "got": c.got}, indent=1), "```",
+                      "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+FORMATS: dict[str, Callable[[Report], str]] = {
+    "text": _text, "json": lambda r: render_json(r) + "\n", "junit": junit, "gradescope": gradescope,
+    "markdown": markdown,
+}

@@ -1,0 +1,78 @@
+"""Stage 7: the verdict report, as typed data.
+
+Hidden cases are reduced here, in one place, to id, verdict, reason code and
+a stock sentence: never their inputs, expected values, or what the submission
+printed or raised on them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..common.jsonsafe import json_safe
+
+# The only words a hidden case may carry, keyed by reason code.
+HIDDEN_MESSAGES = {
+    "": "passed", "value": "wrong value", "nan": "output holds NaN or infinity", "dtype": "wrong dtype",
+    "shape": "wrong shape", "structure": "wrong output structure", "type": "wrong output type",
+    "exception": "runtime error", "crash": "the process crashed", "memory": "memory limit exceeded",
+    "time": "time limit exceeded", "output_size": "output limit exceeded", "not_run": "not run",
+}
+
+
+@dataclass
+class CheckLine:
+    name: str
+    passed: bool
+    message: str
+
+
+@dataclass
+class CaseReport:
+    id: str
+    visibility: str
+    verdict: str
+    reason: str
+    message: str
+    time_ms: float | None
+    input: Any = None
+    expected: Any = None
+    got: Any = None
+    worst: dict | None = None
+    diff: list[list[str]] | None = None  # rows of (path, expected, got) for a structure/shape/dtype mismatch
+    stdout: str | None = None
+    hint: str | None = None  # the misconception this output matches, if any
+    cost: dict | None = None  # compile and run times beside the reference's
+
+
+@dataclass
+class Report:
+    problem: str
+    submission: str
+    verdict: str
+    verdict_title: str
+    reason: str
+    message: str
+    static_checks: list[CheckLine] = field(default_factory=list)
+    runtime_checks: list[CheckLine] = field(default_factory=list)
+    cases: list[CaseReport] = field(default_factory=list)
+    passed: int = 0
+    total: int = 0
+    sandbox: dict = field(default_factory=dict)
+    stdout: str = ""
+    hint: str | None = None
+    counterexample: dict | None = None
+
+    def to_json(self) -> dict:
+        return json_safe(asdict(self))
+
+
+def hidden_view(case: CaseReport) -> CaseReport:
+    reason = case.reason
+    message = HIDDEN_MESSAGES.get(reason, "an input was modified" if reason.endswith("_mutated") else "failed")
+    return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms, hint=case.hint, cost=case.cost)
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(json_safe(report.to_json()), indent=2, allow_nan=False, default=str)

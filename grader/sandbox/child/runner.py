@@ -1,0 +1,247 @@
+"""One submission's module in the child: loaded under the policy, its entry called
+on case inputs (under jax.jit while that works), results sent back as wire frames."""
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from .. import wire
+from ..language import SUBMISSION_FILE, compile_submission
+from .guards import PrintSink
+from .instrument import Recorder, overrides
+from .namespace import ModuleTable, make_globals
+
+ERROR_CAP = 2000
+_OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "bad_alloc", "Cannot allocate memory")
+
+
+def _classify(obj: Any) -> tuple[str, np.ndarray] | None:
+    import jax
+
+    t = type(obj)
+    if isinstance(obj, jax.core.Tracer) or not t.__module__.startswith(("jax", "jaxlib")):
+        return None
+    if isinstance(obj, jax.Array):
+        try:
+            return "jax", np.asarray(obj)
+        except Exception:
+            return None
+    return None
+
+
+def to_jax(tree: Any) -> Any:
+    import jax
+
+    if isinstance(tree, dict):
+        return {k: to_jax(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_jax(v) for v in tree)
+    if isinstance(tree, wire.Leaf):
+        if tree.cls == "jax":
+            # jnp.asarray would compile a conversion per new shape (~20 ms). On CPU device_put may
+            # alias the decoded buffer; nothing writes to it, and JAX arrays are immutable.
+            return jax.device_put(tree.array)
+        if tree.cls in ("float", "int", "bool"):
+            return tree.array.item()
+        return tree.array.copy()
+    return tree
+
+
+def _positional(inputs: Any, args: tuple[str, ...]) -> list:
+    values = to_jax(inputs)
+    return [values[name] for name in args]
+
+
+def error_info(exc: BaseException) -> dict:
+    try:
+        message = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # a hostile __str__
+        message = type(exc).__name__
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == SUBMISSION_FILE:
+            line = lineno
+    oom = isinstance(exc, MemoryError) or any(m in message for m in _OOM_MARKERS)
+    return {"status": "mle" if oom else "error", "error": {"type": type(exc).__name__[:100],
+                                                           "message": message[:ERROR_CAP], "line": line}}
+
+
+class Channel:
+    def __init__(self, out: BinaryIO, max_bytes: int):
+        self.out = out
+        self.max_bytes = max_bytes
+
+    def send(self, header: dict, trees: dict[str, Any] | None = None) -> None:
+        """Send a message; trees are encoded into one blob. Oversized output becomes status 'ole'."""
+        blob = b""
+        if trees:
+            packer = wire.Packer(self.max_bytes, _classify)
+            try:
+                for key, value in trees.items():
+                    header[key] = packer.encode(value)
+                blob = packer.blob()
+            except wire.TooLarge as exc:
+                for key in trees:
+                    header.pop(key, None)
+                header.update(status="ole", error={"type": "OutputLimit", "message": str(exc), "line": None})
+            except Exception as exc:  # e.g. an array that cannot be read back
+                for key in trees:
+                    header.pop(key, None)
+                header.update(error_info(exc))
+        wire.write_frame(self.out, header, blob)
+
+
+class Run:
+    """One submission's module, loaded under the policy with its recorder."""
+
+    def __init__(self, source: str, entry: str, watched: tuple[str, ...], recorder: Recorder):
+        self.recorder = recorder
+        self.sink = PrintSink()
+        self.table = ModuleTable(overrides(recorder, watched))
+        self.globals = make_globals(self.table, self.sink)
+        self.source, self.entry = source, entry
+        self.mode = "jit"
+        self.compiled = None
+        self.cost = False
+        self.traces = 0  # how often jax.jit traced the entry
+        self.signatures: set = set()  # distinct argument shapes and dtypes the entry was called with
+        self.broke: str | None = None  # why the first case that failed only under jit failed there
+
+    def load(self) -> dict:
+        try:
+            code = compile_submission(self.source)
+            exec(code, self.globals)
+        except BaseException as exc:
+            return {**error_info(exc), "stdout": self.sink.take()}
+        fn = self.globals.get(self.entry)
+        if not callable(fn):
+            return {"status": "no_entry", "stdout": self.sink.take()}
+        return {"status": "ok", "stdout": self.sink.take()}
+
+    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[dict, Any, Any]:
+        """Run the entry on one input. Compiled with jax.jit while that works (one
+        compile per shape instead of one per primitive); on a failure under jit the
+        case is rerun eagerly, and if that succeeds eager stays on, so outcomes are
+        plain Python's."""
+        import jax
+
+        if self.mode == "jit":
+            call_args = _positional(inputs, args)
+            self.signatures.add(_signature(call_args))
+            start = time.perf_counter()
+            try:
+                out, after = self._jitted(call_args)(call_args, _OFF)
+                jax.block_until_ready(out)
+                first = _ms(start)
+                merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
+                result = {"status": "ok", "time_ms": first, "stdout": self.sink.take()}
+                if self.cost:  # a second call is compile-free: the difference is the compile
+                    again = time.perf_counter()
+                    jax.block_until_ready(self._jitted(call_args)(call_args, _OFF))
+                    run_ms = _ms(again)
+                    result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
+                return result, out, dict(zip(args, merged))
+            except BaseException as exc:
+                jit_error = exc
+                self.sink.take()
+            result, out, after = self._eager(inputs, args)
+            if result["status"] == "ok":
+                # Only jit failed: the code branches on traced values. Eager from here on;
+                # the message is kept only when a public input caused it.
+                self.mode = "eager"
+                self.broke = error_info(jit_error)["error"]["message"] if public else \
+                    "the function could not be traced on a hidden case"
+            return result, out, after
+        return self._eager(inputs, args)
+
+    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any, Any]:
+        import jax
+
+        call_args = _positional(inputs, args)
+        start = time.perf_counter()
+        try:
+            out = self.globals[self.entry](*call_args)
+            jax.block_until_ready(out)
+        except BaseException as exc:
+            return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
+        return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()},
+                out, dict(zip(args, call_args)))
+
+    def jit_report(self) -> dict:
+        return {"mode": self.mode, "traces": self.traces, "signatures": len(self.signatures), "broke": self.broke}
+
+    def probe(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any]:
+        """Rerun a case that ran under jit with the poison switched on: the same
+        compiled program, so no trace and no compile."""
+        import jax
+
+        call_args = _positional(inputs, args)
+        start = time.perf_counter()
+        try:
+            out, _ = self._jitted(call_args)(call_args, _ON)
+            jax.block_until_ready(out)
+        except BaseException as exc:
+            return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None
+        return {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}, out
+
+    def _jitted(self, call_args: list) -> Any:
+        if self.compiled is None:
+            import jax
+
+            fn = self.globals[self.entry]
+            containers = [i for i, a in enumerate(call_args) if type(a) in (dict, list)]
+            recorder = self.recorder
+
+            def entry(all_args: list, poison: Any) -> tuple[Any, list]:
+                self.traces += 1
+                recorder.flag = poison
+                try:
+                    out = fn(*all_args)
+                finally:
+                    recorder.flag = None
+                # Containers the submission may have mutated come back out of the trace.
+                return out, [all_args[i] for i in containers]
+
+            self.compiled = jax.jit(entry)
+        return self.compiled
+
+
+def _signature(call_args: list) -> str:
+    import jax
+
+    leaves, tree = jax.tree_util.tree_flatten(call_args)
+    return str(tree) + repr([(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves])
+
+
+_OFF, _ON = np.bool_(False), np.bool_(True)  # the probe switch, a traced argument of the jitted entry
+
+
+def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
+    """Equations in a jaxpr, sub-programs (scan bodies, branches, calls) included."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += 1
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and depth < 20:
+                    total += _count_eqns(inner, depth + 1)
+    return total
+
+
+def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int) -> dict:
+    import jax
+
+    values = to_jax(inputs)
+    try:
+        closed = jax.make_jaxpr(run.globals[run.entry])(*[values[name] for name in args])
+        return {"size": size, "eqns": _count_eqns(closed.jaxpr)}
+    except BaseException as exc:
+        return {"size": size, "eqns": None, "error": type(exc).__name__}
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 3)

@@ -1,0 +1,92 @@
+"""What the judge asks of the sandbox and what comes back, as typed data.
+
+A ``Request`` carries the source, the entry and the typed case inputs (never an
+expected output) and turns itself into one wire frame; a ``RunResult`` holds the
+per-case outcomes the judge decoded from the child's frames.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..problem.inputs import JaxInput
+from . import wire
+from .env import default_readable_paths
+from .xla_cache import readable_cache
+
+
+def encode_inputs(inputs: list[Any], max_bytes: int = 1 << 30) -> tuple[list[dict], bytes]:
+    """Typed inputs as wire nodes and one blob; JaxInput leaves travel as JAX arrays."""
+    packer = wire.Packer(max_bytes, lambda o: ("jax", o.array) if type(o) is JaxInput else None)
+    nodes = [packer.encode(inp) for inp in inputs]
+    return nodes, packer.blob()
+
+
+@dataclass
+class CaseRun:
+    id: str
+    status: str = "not_run"  # ok | error | mle | ole | timeout | crash | bad_output | not_run
+    time_ms: float | None = None
+    output: Any = None
+    args_after: Any = None
+    error: dict | None = None
+    stdout: str = ""
+    cost: dict | None = None  # compile_ms, run_ms (when asked for)
+
+
+@dataclass
+class RunResult:
+    load_status: str = "not_run"  # ok | error | mle | no_entry | timeout | crash | not_run
+    load_error: dict | None = None
+    load_stdout: str = ""
+    layers: list[str] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    cases: dict[str, CaseRun] = field(default_factory=dict)
+    runtime: dict | None = None
+    probes: list[CaseRun] = field(default_factory=list)
+    sizes: list[dict] = field(default_factory=list)  # traced program size per batch size
+    exit: dict = field(default_factory=dict)
+    judge_error: str | None = None
+
+
+@dataclass
+class Request:
+    source: str
+    entry: str
+    args: tuple[str, ...]
+    cases: list[tuple[str, Any]]  # (id, typed input)
+    time_seconds: float
+    load_seconds: float
+    memory_mb: int
+    output_kb: int
+    watch: tuple[str, ...] = ()
+    poison: tuple[str, ...] = ()
+    probe: bool = False
+    size_probe: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
+    cost: bool = False  # time a second call per case, to split compile from run time
+    hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
+    strict: bool = False  # the child stops before loading the submission unless every layer is active
+    switch_probe_cases: int = 3  # clean cases the probe reruns on their compiled programs (the switch)
+    probe_cases: int = 1  # clean cases a probe run as a second module reruns
+
+    def frame(self) -> tuple[dict, bytes]:
+        nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_probe])
+        cases = [{"id": cid, "hidden": cid in self.hidden, "input": node} for (cid, _), node in zip(self.cases, nodes)]
+        sizes = [{"size": n, "input": node} for (n, _), node in zip(self.size_probe, nodes[len(self.cases):])]
+        n = len(self.cases) + 2
+        cache = readable_cache()
+        header = {
+            "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
+            "time_seconds": self.time_seconds, "load_seconds": self.load_seconds,
+            "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
+            "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
+            "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
+            "strict": self.strict, "probe_cases": self.probe_cases,
+            "switch_probe_cases": self.switch_probe_cases,
+            "cost": self.cost,
+            "readable": default_readable_paths() + ([cache] if cache else []),
+            "xla_cache": cache,
+            "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],
+        }
+        return header, blob

@@ -1,0 +1,210 @@
+"""Stage 4a: the zygote. A trusted process that has imported JAX (but never
+started a backend, so forking stays safe) and forks one fresh child per
+request. It relays the child's frames to the judge and owns the wall clock:
+a case that overruns, or a child that floods the channel, is SIGKILLed.
+
+Run as ``python -m grader.sandbox.zygote``; requests arrive as wire frames on stdin.
+It never runs submission code itself: only its forked children do (``child``).
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import select
+import signal
+import struct
+import sys
+import time
+
+from . import wire
+
+MAX_REQUEST = 256 << 20
+HEADROOM = 1 << 20  # frame headers and captured prints, on top of the output cap
+STARTUP_SLACK = 10.0  # lockdown and the first import inside the child
+_UNREAPED: list[int] = []
+NO_WARM_UP = "JAXJUDGE_ZYGOTE_NO_WARM_UP"
+
+
+def _reap() -> None:
+    while _UNREAPED:
+        os.waitpid(_UNREAPED.pop(), 0)
+
+
+def preload() -> None:
+    """Everything a child needs, imported once here so that children start warm."""
+    import jax  # noqa: F401
+    import jax.flatten_util  # noqa: F401
+    import jax.numpy  # noqa: F401
+    import jax.scipy.special  # noqa: F401
+    import ml_dtypes  # noqa: F401
+    import numpy  # noqa: F401
+
+    from .allowlist import ALLOWED
+    from .child import instrument, lockdown, main  # noqa: F401
+    from .child.namespace import ModuleTable
+
+    try:
+        import pyseccomp  # noqa: F401
+    except Exception:
+        pass
+    # Build the allow-listed module views once so their lazy submodules load now.
+    ModuleTable().get("jax")
+    for name in ALLOWED:
+        ModuleTable().get(name)
+
+
+def _warm_tracing() -> None:
+    """Fill, once here instead of in every child, what JAX sets up on its first
+    trace and its first lowering: trace a small vmap-of-grad program on abstract
+    values (about 20 ms of each child's first case) and build one MLIR context
+    (about 40 ms). Lowering or compiling would start the XLA backend and its
+    threads, after which forking is unsafe; ``main`` checks that no thread was
+    started and otherwise restarts the zygote without this warm-up."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    def loss(p, x, y):
+        err = jnp.dot(x, p["w"]) + p["b"] - y
+        return jnp.mean(jnp.maximum(0.5 * err * err, 0.0))
+
+    def program(p, x, y):
+        grads = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(p, x, y)
+        norms = jnp.sqrt(jnp.sum(grads["w"] ** 2, axis=1) + grads["b"] ** 2)
+        return jax.tree_util.tree_map(lambda g: jnp.mean(g, axis=0), grads), norms / jnp.maximum(1.0, norms)
+
+    f32 = np.float32
+    spec = jax.ShapeDtypeStruct
+    try:
+        jax.make_jaxpr(program)({"w": spec((3,), f32), "b": spec((), f32)}, spec((4, 3), f32), spec((4,), f32))
+        from jax._src.interpreters import (
+            mlir,  # private: anything may change, hence the guard
+        )
+
+        with mlir.make_ir_context(), mlir.ir.Location.unknown():
+            mlir.ir.Module.create()
+    except Exception:  # a warm-up only; children trace on their own anyway
+        pass
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+def _relay(r: int, pid: int, request: dict, out) -> dict:
+    per_case = float(request["time_seconds"])
+    cap = int(request["output_bytes"]) + HEADROOM
+    deadline = time.monotonic() + float(request["load_seconds"]) + STARTUP_SLACK
+    phase, killed, finished = "load", None, False
+    buf = bytearray()
+    head = struct.Struct(">4sIQ")
+    started = time.monotonic()
+    while killed is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            killed = "timeout"
+            break
+        ready, _, _ = select.select([r], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(r, 1 << 20)
+        if not chunk:
+            break
+        buf += chunk
+        while len(buf) >= head.size:
+            magic, hlen, blen = head.unpack_from(buf)
+            if magic != wire.MAGIC:
+                killed = "protocol"
+                break
+            if hlen + blen > cap:
+                killed = "ole"
+                break
+            total = head.size + hlen + blen
+            if len(buf) < total:
+                break
+            try:
+                kind = json.loads(bytes(buf[head.size:head.size + hlen])).get("type")
+            except (ValueError, AttributeError):
+                killed = "protocol"
+                break
+            out.write(bytes(buf[:total]))
+            out.flush()
+            del buf[:total]
+            if kind == "begin":
+                phase = "case"
+            elif kind in ("case", "load", "runtime", "probe"):
+                phase = "between"
+            elif kind == "done":
+                finished = True
+            deadline = time.monotonic() + per_case
+        if finished:
+            break
+    if killed is not None:
+        os.kill(pid, signal.SIGKILL)
+    os.close(r)
+    if finished and killed is None:
+        # Every result is in. The child's own exit (tearing down a few hundred MB of
+        # address space, ~40 ms) overlaps the judge's work; it is reaped before the next fork.
+        os.kill(pid, signal.SIGKILL)
+        _UNREAPED.append(pid)
+        return {"type": "exit", "killed": None, "phase": "done", "code": 0, "signal": None,
+                "wall_s": round(time.monotonic() - started, 3)}
+    _, status, usage = os.wait4(pid, 0)
+    return {"type": "exit", "killed": killed, "phase": phase,
+            "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "maxrss_kb": usage.ru_maxrss, "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+            "wall_s": round(time.monotonic() - started, 3)}
+
+
+def serve(inp, out) -> None:
+    from .child import main as child
+
+    while True:
+        try:
+            request, blob = wire.read_frame(inp, MAX_REQUEST)
+        except EOFError:
+            _reap()
+            return
+        if request.get("type") == "ping":
+            wire.write_frame(out, {"type": "pong", "pid": os.getpid()})
+            continue
+        _reap()
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            os.close(r)
+            child.main(request, blob, w)
+        os.close(w)
+        del blob
+        wire.write_frame(out, _relay(r, pid, request, out))
+
+
+def main() -> None:
+    # Frames own the real stdout; anything else printed to fd 1 goes to stderr.
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    out = os.fdopen(out_fd, "wb")
+    preload()
+    if os.environ.get(NO_WARM_UP) != "1":
+        before = _threads()
+        _warm_tracing()
+        if _threads() != before:  # a JAX release whose warm-up starts threads: forking would be unsafe
+            os.dup2(out_fd, 1)
+            os.environ[NO_WARM_UP] = "1"
+            os.execv(sys.executable, [sys.executable, "-m", "grader.sandbox.zygote"])
+    # Everything loaded so far lives as long as the zygote: the garbage collector of
+    # each child would otherwise walk (and so copy, page by page) all of it; one such
+    # collection cost a child about 100 ms.
+    gc.collect()
+    gc.freeze()
+    wire.write_frame(out, {"type": "ready", "pid": os.getpid()})
+    serve(sys.stdin.buffer, out)
+
+
+if __name__ == "__main__":
+    main()
