@@ -3,11 +3,13 @@ problem -> submission -> static checks -> sandbox run -> runtime checks ->
 output checks -> verdict -> (feedback) -> report."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from .. import __version__
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
+from ..problem.catalogue import content_hash
 from ..report.model import Report, hidden_view
 from ..sandbox.request import RunResult
 from .request import PROBE_CASES, make_request
@@ -30,9 +32,17 @@ if TYPE_CHECKING:
 
 @dataclass
 class Graded:
-    report: Report
+    report: Report  # hidden cases reduced: what a learner may see
     run: RunResult | None
     excess: dict[str, float] | None = None  # case id -> worst error / tolerance (cases that got that far)
+    judged: list[Judged] = field(default_factory=list)
+
+    def full_report(self) -> Report:
+        """The report with hidden cases in full (inputs, expected, got): for instructors
+        and authors only, never for the learner who submitted."""
+        if not self.judged:
+            return self.report
+        return replace(self.report, cases=[j.report for j in self.judged])
 
 
 def _probe_more(sub: Submission, problem: Problem, cases: list[Case], run: RunResult, sandbox: "Sandbox",
@@ -55,7 +65,8 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
     hints, a public counterexample for hidden failures, compile/run costs."""
     cases = problem.cases if cases is None else cases
     static = static_stage(sub, problem)
-    base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases))
+    base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
+                problem_version=content_hash(problem), judge_version=__version__)
     pre = first_failure([checks_outcome([c for c in static if c.verdict == "CE"]),
                          checks_outcome([c for c in static if c.verdict == "RJ"])])
     if pre.verdict is not Verdict.AC:
@@ -90,4 +101,4 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
         feedback.apply(problem, sub, judged, report, sandbox)
     # Feedback may have added hints; reduce hidden cases again (see report.model.hidden_view).
     report.cases = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
-    return Graded(report, run, excess)
+    return Graded(report, run, excess, judged)

@@ -63,6 +63,8 @@ class Report:
     stdout: str = ""
     hint: str | None = None
     counterexample: dict | None = None
+    problem_version: str = ""  # content hash of the problem folder (cases, metadata, files)
+    judge_version: str = ""
 
     def to_json(self) -> dict:
         return json_safe(asdict(self))
