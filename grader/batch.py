@@ -2,7 +2,8 @@
 sandboxes or on a Dask cluster, with a JSON-lines log that makes re-runs resume.
 
 Each line of the log is the report ``grade --format json`` prints, plus the
-file's ``sha256``; a re-run skips files whose path and content are unchanged.
+file's ``sha256``; a re-run skips files whose path and content, problem version
+and judge version are unchanged.
 Timeouts stay inside each sandbox (Dask cannot pre-empt a running task), so a
 hanging submission costs its own time limit and nothing else.
 """
@@ -48,16 +49,22 @@ def read_items(paths: Iterable[Path]) -> tuple[list[Item], list[tuple[str, str]]
     return items, errors
 
 
-def load_log(out: Path) -> dict[tuple[str, str], dict]:
-    """Reports already graded, by (path, sha256). A torn last line from an interrupted
-    run is dropped, and the log is rewritten clean before new lines are appended."""
+def _key(rec: dict) -> tuple:
+    """What makes a logged verdict still valid: the same file content graded for the same
+    problem version by the same judge version."""
+    return (rec["submission"], rec["sha256"], rec["problem"], rec["problem_version"], rec["judge_version"])
+
+
+def load_log(out: Path) -> dict[tuple, dict]:
+    """Reports already graded, by ``_key``. A torn last line from an interrupted run is
+    dropped, and the log is rewritten clean before new lines are appended."""
     if not out.exists():
         return {}
-    done: dict[tuple[str, str], dict] = {}
+    done: dict[tuple, dict] = {}
     for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             rec = json.loads(line)
-            done[(rec["submission"], rec["sha256"])] = rec
+            done[_key(rec)] = rec
         except (ValueError, KeyError, TypeError):
             continue
     write_atomic(out, "".join(json.dumps(r, allow_nan=False) + "\n" for r in done.values()))
@@ -129,11 +136,20 @@ def gradebook(reports: Iterable[dict]) -> str:
 
 def run_batch(problem: Problem, root: Path, engine: Callable[[list[Item]], Iterator[dict]], out: Path | None,
               csv_path: Path | None, progress: Callable[[int, int], Callable[[dict], None]]) -> list[dict]:
+    from . import __version__
+    from .problem.catalogue import content_hash
+
     items, unreadable = read_items(discover(root))
     done = load_log(out) if out else {}
-    current = {(i.path, i.sha256) for i in items}
-    results = [rec for key, rec in done.items() if key in current]
-    todo = [i for i in items if (i.path, i.sha256) not in done]
+    version = content_hash(problem)
+
+    def key(item: Item) -> tuple:
+        return (item.path, item.sha256, problem.id, version, __version__)
+
+    # An IE is the judge's failure, not a verdict: a re-run grades that file again.
+    valid = {k: rec for k, rec in done.items() if rec.get("verdict") != "IE"}
+    results = [valid[key(i)] for i in items if key(i) in valid]
+    todo = [i for i in items if key(i) not in valid]
     step = progress(len(todo), len(items) - len(todo))
     log = open(out, "a", encoding="utf-8") if out else None
     try:

@@ -263,6 +263,25 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
 
 
 @main.command()
+@click.argument("problem_ids", nargs=-1)
+def warm(problem_ids: tuple[str, ...]) -> None:
+    """Build the caches a first grade would otherwise build: probe and misconception
+    tables, XLA's compilation cache. Run once per machine after problems change."""
+    from .authoring.warm import warm as warm_problem
+    from .problem import all_problem_ids
+    from .sandbox.host import Sandbox
+
+    ids = list(problem_ids) or all_problem_ids()
+    problems = [_problem(pid) for pid in ids]
+    with Sandbox() as sandbox:
+        for problem in problems:
+            try:
+                warm_problem(problem, sandbox, lambda m, pid=problem.id: click.echo(f"{pid}: {m}"))
+            except ProblemError as exc:
+                _fail(str(exc))
+
+
+@main.command()
 def schema() -> None:
     """Print the JSON Schema of the report that --format json produces."""
     from .report.formats import schema as load

@@ -1,10 +1,22 @@
 """Shared fixtures. Grading needs warm zygotes; one pool serves the whole session."""
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Hermetic: the judge's caches (probe and misconception tables, XLA's compilation cache)
+# live in a folder of this session's, never in the home directory.
+_CACHE = Path(tempfile.mkdtemp(prefix="jaxjudge-tests-"))
+os.environ["JAXJUDGE_CACHE"] = str(_CACHE / "judge")
+os.environ["JAXJUDGE_XLA_CACHE"] = str(_CACHE / "xla")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = ROOT / "problems"

@@ -48,7 +48,10 @@ def comparable(report: dict) -> dict:
 @pytest.fixture(scope="module")
 def batch_run(sample_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
-    r = cli("batch", str(sample_dir), "--problem", P1, "--out", str(out / "r.jsonl"), "--csv", str(out / "g.csv"))
+    # Without feedback: what feedback finds depends on its time budget, so reports would
+    # differ from run to run.
+    r = cli("batch", str(sample_dir), "--problem", P1, "--out", str(out / "r.jsonl"), "--csv", str(out / "g.csv"),
+            "--no-feedback")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(x) for x in (out / "r.jsonl").read_text().splitlines()]
     return out, lines
@@ -59,7 +62,7 @@ def test_batch_reports_equal_grade_reports(sample_dir, batch_run):
     by_path = {Path(r["submission"]).name: r for r in lines}
     assert len(by_path) == len(SAMPLE)
     for path in sorted(sample_dir.iterdir()):
-        single = cli("grade", str(path), "--problem", P1, "--format", "json")
+        single = cli("grade", str(path), "--problem", P1, "--format", "json", "--no-feedback")
         assert comparable(json.loads(single.stdout)) == comparable(by_path[path.name]), path.name
 
 
@@ -73,7 +76,7 @@ def test_gradebook_csv(batch_run):
     assert all(int(r["passed"]) <= int(r["total"]) for r in rows)
 
 
-def test_rerun_resumes_and_regrades_changed_files(sample_dir, tmp_path):
+def test_rerun_skips_graded_files_and_regrades_a_torn_record(sample_dir, tmp_path):
     log = tmp_path / "r.jsonl"
     first = cli("batch", str(sample_dir), "--problem", P1, "--out", str(log))
     assert first.returncode == 0
@@ -85,6 +88,26 @@ def test_rerun_resumes_and_regrades_changed_files(sample_dir, tmp_path):
     assert "graded 1 file(s)" in second.stdout
     records = [json.loads(x) for x in log.read_text().splitlines()]
     assert sorted(r["submission"] for r in records) == sorted(str(p) for p in sample_dir.iterdir())
+
+
+def test_rerun_regrades_changed_files_and_everything_after_the_problem_changes(tmp_path, problem_copy):
+    root = problem_copy()  # a private problems/ folder, made current for the CLI
+    folder = tmp_path / "few"
+    folder.mkdir()
+    for rel in ("compile_error/imports_os.py", "runtime_error/raises.py"):
+        shutil.copy(SUBMISSIONS / P1 / rel, folder / rel.replace("/", "__"))
+    log = tmp_path / "r.jsonl"
+    assert cli("batch", str(folder), "--problem", P1, "--out", str(log), "--no-feedback").returncode == 0
+    changed = folder / "runtime_error__raises.py"
+    changed.write_text(changed.read_text() + "\n# edited\n")
+    again = cli("batch", str(folder), "--problem", P1, "--out", str(log), "--no-feedback")
+    assert "skipping 1 file(s)" in again.stderr and "graded 1 file(s)" in again.stdout
+    case = next((root / "cases" / "hidden").glob("*.json"))
+    case.write_text(case.read_text() + "\n")  # a new problem version: every verdict is stale
+    third = cli("batch", str(folder), "--problem", P1, "--out", str(log), "--no-feedback")
+    assert "skipping" not in third.stderr and "graded 2 file(s)" in third.stdout
+    versions = {json.loads(line)["problem_version"] for line in log.read_text().splitlines()}
+    assert len(versions) == 2
 
 
 def _free_port() -> int:

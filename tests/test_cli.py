@@ -66,8 +66,10 @@ def test_list_and_show():
 
 
 def test_python_dash_m_and_console_script_agree():
-    r = subprocess.run(["grader", "--help"], capture_output=True, text=True)
-    assert r.returncode == 0 and "grade" in r.stdout
+    script = subprocess.run(["grader", "--help"], capture_output=True, text=True)
+    module = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True)
+    assert script.returncode == module.returncode == 0 and "grade" in script.stdout
+    assert script.stdout.split("\n", 1)[1] == module.stdout.split("\n", 1)[1]  # all but the usage line's name
 
 
 def test_new_scaffold_then_validate_explains(tmp_path):

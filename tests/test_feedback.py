@@ -18,17 +18,38 @@ def graded(problem1, pool, source, feedback):
         pool.free.put(box)
 
 
-def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool):
+@pytest.fixture(scope="module")
+def warmed(problem1, pool):
+    """The misconception table, built ahead as `grader warm` does."""
+    from grader.judge.mistakes import mistake_table
+
+    box = pool.free.get()
+    try:
+        return mistake_table(problem1, box)
+    finally:
+        pool.free.put(box)
+
+
+def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool, warmed):
     src = (SUBMISSIONS / P1 / "wrong_answer" / "sum_not_mean.py").read_text()
     src = src.replace("jnp.sum(g[\"b\"] / f)", "jnp.sum(g[\"b\"] / f) + 0.0")  # a learner's own spelling
-    report = graded(problem1, pool, src, Feedback(hints=True, counterexample=False))
+    # No time to build anything during the grade: the hint comes from the table built ahead.
+    report = graded(problem1, pool, src, Feedback(hints=True, counterexample=False, budget_seconds=0))
     assert report.hint and "summed" in report.hint
     hidden = [c for c in report.cases if c.visibility == "hidden" and c.verdict == "WA"]
     assert hidden and all(c.hint == report.hint for c in hidden)
     assert all(c.input is None and c.got is None for c in hidden)
 
 
-def test_no_hint_for_an_unknown_mistake(problem1, pool):
+def test_feedback_gives_no_hint_rather_than_exceed_its_budget(problem1, pool, tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXJUDGE_CACHE", str(tmp_path / "cold"))  # nothing built ahead
+    src = (SUBMISSIONS / P1 / "wrong_answer" / "sum_not_mean.py").read_text()
+    report = graded(problem1, pool, src, Feedback(hints=True, counterexample=True, budget_seconds=0))
+    assert report.verdict == "WA" and report.hint is None and report.counterexample is None
+    assert not (tmp_path / "cold" / "mistakes").exists()  # no wrong answer was run for it
+
+
+def test_no_hint_for_an_unknown_mistake(problem1, pool, warmed):
     src = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().replace("mean = clipped.mean(axis=0)",
                                                                               "mean = clipped.mean(axis=0) * 1.5")
     report = graded(problem1, pool, src, Feedback(hints=True, counterexample=False))
@@ -38,7 +59,7 @@ def test_no_hint_for_an_unknown_mistake(problem1, pool):
 def test_counterexample_for_hidden_only_failure(problem1, pool):
     from grader.problem.inputs import canonical
 
-    report = graded(problem1, pool, ONLY_WIDE, Feedback(hints=False, counterexample=True))
+    report = graded(problem1, pool, ONLY_WIDE, Feedback(hints=False, counterexample=True, budget_seconds=300))
     assert report.verdict == "WA"
     assert all(c.verdict == "AC" for c in report.cases if c.visibility == "public")
     ce = report.counterexample

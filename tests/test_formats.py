@@ -86,7 +86,7 @@ def test_markdown_summary(reports):
     assert markdown(reports["accepted"]).startswith("### ✅ AC")
 
 
-def test_cli_writes_each_format_atomically(tmp_path):
+def test_cli_writes_each_format_to_its_output_file_replacing_it_whole(tmp_path):
     import subprocess
     import sys
 
@@ -94,9 +94,12 @@ def test_cli_writes_each_format_atomically(tmp_path):
 
     for fmt in ("junit", "gradescope", "markdown", "json"):
         out = tmp_path / f"report.{fmt}"
+        out.write_text("x" * 100_000)  # a longer old report: nothing of it may remain
         r = subprocess.run([sys.executable, "-m", "grader", "grade", str(SUBMISSIONS / P1 / "compile_error" /
                             "syntax_error.py"), "--problem", P1, "--format", fmt, "-o", str(out)],
                            cwd=ROOT, capture_output=True, text=True, timeout=120)
-        assert r.returncode == 1 and out.read_text() and r.stdout == ""
+        assert r.returncode == 1 and out.read_text() and r.stdout == "" and "x" * 100 not in out.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"report.{f}" for f in
+                                                                ("junit", "gradescope", "markdown", "json"))
     schema = subprocess.run([sys.executable, "-m", "grader", "schema"], capture_output=True, text=True)
     assert json.loads(schema.stdout)["title"] == "JAX Judge grading report"

@@ -92,3 +92,27 @@ def test_every_registered_check_is_tripped_above():
     reason_of = {"structure": "structure", "type": "type", "dtype": "dtype", "shape": "shape", "finite": "nan",
                  "value": "value", "inputs_unchanged": "params_mutated"}
     assert set(CHECKS) == set(reason_of) and set(reason_of.values()) <= tripped
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_each_check_stands_alone_on_a_broken_output(problem1, case, name):
+    """A problem may name any subset of the checks: each one handles a result whose
+    structure is wrong (a missing leaf, a dict where an array belongs) by failing,
+    never by raising."""
+    meta = problem1.meta
+    broken = [{"grads": {"w": jax_leaf([0.0, 0.0])}, "norms": {"not": "an array"}}, Opaque("builtins.str"), {}]
+    for got in broken:
+        ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
+                           check_input(meta, case.input))
+        found = CHECKS[name](ctx)
+        if name != "inputs_unchanged":  # the only check that does not look at the output
+            assert found is not None and found.reason in ("structure", "type"), (name, got, found)
+
+
+def test_value_check_alone_refuses_a_wrong_shape(problem1, case):
+    meta = problem1.meta
+    got = good_output(case)
+    got["norms"] = jax_leaf([1.0])
+    ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
+                       check_input(meta, case.input))
+    assert CHECKS["value"](ctx).reason == "shape"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..common.verdicts import Verdict
+from ..judge.mistakes import record
 from ..judge.pipeline import grade
 from ..judge.submission import SubmissionError, load_submission
 from ..problem.corpus import Expectation, submission_files
@@ -54,6 +55,8 @@ def check_submissions(ctx: Context) -> list[Finding]:
             out.append(Finding("submission verdicts", "fail", f"{name}: verdict {r.verdict} as expected, but the "
                                f"reason is '{r.reason}', not '{exp.reason}'"))
             continue
+        if exp.verdict is Verdict.WA and exp.hint and graded.run is not None:
+            record(p, exp, graded.run)  # the misconception table, built ahead of grading
         if exp.verdict is Verdict.WA and not any(c.id in hidden_ids and c.verdict not in ("AC", "--")
                                                  for c in r.cases):
             out.append(Finding("hidden cases catch mistakes", "fail", f"{name} fails only public cases: the hidden "

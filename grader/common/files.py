@@ -5,6 +5,8 @@ import os
 import tempfile
 from pathlib import Path
 
+CACHE_ENV = "JAXJUDGE_CACHE"
+
 
 def write_atomic(path: Path, text: str, exclusive: bool = False) -> bool:
     """Write via a temp file in the same folder; with ``exclusive`` never replace an
@@ -28,3 +30,11 @@ def write_atomic(path: Path, text: str, exclusive: bool = False) -> bool:
     finally:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def cache_dir(kind: str) -> Path:
+    """The judge's own cache (never readable by a sandboxed child): ``$JAXJUDGE_CACHE``,
+    else ``$XDG_CACHE_HOME/jaxjudge`` or ``~/.cache/jaxjudge``; one folder per kind."""
+    base = os.environ.get(CACHE_ENV) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jaxjudge")
+    return Path(base) / kind

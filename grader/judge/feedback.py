@@ -1,10 +1,7 @@
-"""Stage 6b: feedback a learner can act on, for what costs extra sandbox runs.
+"""Stage 6b: feedback a learner can act on, for what costs extra sandbox runs, within
+a time budget per grade.
 
-- Misconception hints: a failing output that matches, within tolerance, the output
-  of one of the problem's ``wrong_answer`` submissions on the same case names that
-  mistake (the ``# hint:`` line its author wrote). Works for hidden cases too: it
-  reveals the mistake, not the data. The outputs of the wrong answers are computed
-  once per problem version and cached on disk.
+- Misconception hints (``mistakes``): a failing output that matches a known mistake.
 - Counterexample: when only hidden cases fail, a small input from the problem's
   generator on which the submission also fails, shrunk along the problem's dims
   and shown in full instead of the hidden case.
@@ -12,25 +9,16 @@
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..common.files import write_atomic
-from ..common.trees import get_path
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
-from ..problem.corpus import submission_files
 from ..problem.inputs import InputError, canonical, check_input, resized
 from ..problem.modules import generated_inputs
-from ..sandbox.wire import to_plain
-from .output_checks import compare
+from .mistakes import match_mistake, mistake_table
 from .reference import reference_outputs
 from .request import make_request
 from .submission import load_submission
@@ -42,106 +30,38 @@ CANDIDATES = 16
 
 @dataclass
 class Feedback:
+    """What feedback a grade adds, within ``budget_seconds`` of extra sandbox work:
+    feedback never holds a grade hostage. Hints come from the mistake table that
+    ``grader warm`` or ``grader validate`` built ahead; missing entries are built
+    while the budget lasts, and a hint that would need more time is left out."""
+
     hints: bool = True
     counterexample: bool = True
     cost: bool = False
-    budget_seconds: float = 30.0
+    budget_seconds: float = 2.5
 
     def apply(self, problem: Problem, sub, judged: list, report, sandbox) -> None:
+        deadline = time.monotonic() + self.budget_seconds
         failing = [j for j in judged if j.report.verdict == Verdict.WA.value and j.got is not None]
         if self.hints and failing:
-            table = mistake_table(problem, sandbox)
+            table = mistake_table(problem, sandbox, deadline)
             for j in failing:
                 j.report.hint = match_mistake(problem, j.case, j.got, table)
             report.hint = next((j.report.hint for j in judged if j.report.hint), None)
         only_hidden = any(j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged) and \
             not any(not j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged)
-        if self.counterexample and only_hidden and report.verdict in ("WA", "RE"):
-            report.counterexample = find_counterexample(problem, sub, sandbox, self.budget_seconds)
+        if self.counterexample and only_hidden and report.verdict in ("WA", "RE") and time.monotonic() < deadline:
+            report.counterexample = find_counterexample(problem, sub, sandbox, deadline)
         if self.cost:
             add_reference_cost(problem, judged, sandbox)
 
 
-# ------------------------------------------------------------------- hints
-
-def _cache_dir() -> Path:
-    base = os.environ.get("JAXJUDGE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jaxjudge")
-    return Path(base) / "mistakes"
-
-
-def _wrong_answers(problem: Problem):
-    return [e for e in submission_files(problem) if e.verdict is Verdict.WA and e.hint]
-
-
-TABLE_VERSION = b"2"  # bump when what the table holds changes
-
-
-def _digest(problem: Problem, files) -> str:
-    h = hashlib.sha256(TABLE_VERSION)
-    for path in [problem.root / "problem.toml", *(c.path for c in problem.cases), *(e.path for e in files)]:
-        h.update(str(path.name).encode())
-        h.update(Path(path).read_bytes())
-    return h.hexdigest()[:24]
-
-
-def mistake_table(problem: Problem, sandbox) -> dict[str, list[dict]]:
-    """case id -> [{"hint", "file", "output"}], from running every hinted wrong answer."""
-    files = _wrong_answers(problem)
-    if not files:
-        return {}
-    cache = _cache_dir() / f"{problem.id}-{_digest(problem, files)}.json"
-    try:
-        return json.loads(cache.read_text())
-    except (OSError, ValueError):
-        pass
-    table: dict[str, list[dict]] = {}
-    for exp in files:
-        sub = load_submission(exp.path)
-        if sub.syntax_error:
-            continue
-        run = sandbox.run(make_request(sub, problem, problem.cases))
-        for case in problem.cases:
-            cr = run.cases.get(case.id)
-            if cr is None or cr.status != "ok":
-                continue
-            output = to_plain(cr.output)
-            # Only where the mistake shows: elsewhere this wrong answer equals the right one.
-            if not _close(problem, output, case.expected):
-                table.setdefault(case.id, []).append({"hint": exp.hint, "file": exp.path.name, "output": output})
-    try:
-        write_atomic(cache, json.dumps(table))
-    except OSError:
-        pass  # a read-only cache only costs speed
-    return table
-
-
-def _close(problem: Problem, a: Any, b: Any) -> bool:
-    try:
-        for spec in problem.meta.outputs:
-            x = np.asarray(get_path(a, spec.path), dtype=np.float64)
-            y = np.asarray(get_path(b, spec.path), dtype=np.float64)
-            if x.shape != y.shape or not compare(spec, x, y)["excess"] <= 1.0:
-                return False
-    except (KeyError, TypeError, ValueError, IndexError):
-        return False
-    return True
-
-
-def match_mistake(problem: Problem, case: Case, got: Any, table: dict[str, list[dict]]) -> str | None:
-    for entry in table.get(case.id, []):
-        if _close(problem, got, entry["output"]):
-            return entry["hint"]
-    return None
-
-
 # ---------------------------------------------------------- counterexample
 
-def find_counterexample(problem: Problem, sub, sandbox, budget: float) -> dict | None:
+def find_counterexample(problem: Problem, sub, sandbox, deadline: float) -> dict | None:
     """A small generated input on which ``sub`` fails; never one equal to a hidden case."""
     if not problem.generator_path.is_file():
         return None
-    start = time.monotonic()
     secret = {canonical(problem.meta, c.input) for c in problem.cases if c.hidden}
     try:
         pool = generated_inputs(problem, CANDIDATES, COUNTEREXAMPLE_SEED)
@@ -150,7 +70,7 @@ def find_counterexample(problem: Problem, sub, sandbox, budget: float) -> dict |
     candidates = [(cid, raw) for cid, raw in pool if _valid(problem, raw) and canonical(problem.meta, raw) not in secret]
     candidates.sort(key=lambda item: _size(problem, item[1]))
     found = _first_failure(problem, sub, sandbox, candidates)
-    while found is not None and time.monotonic() - start < budget:
+    while found is not None and time.monotonic() < deadline:
         smaller = [(f"shrunk_{i}", raw) for i, raw in enumerate(_shrinks(problem, found["input"]))
                    if canonical(problem.meta, raw) not in secret]
         better = _first_failure(problem, sub, sandbox, smaller) if smaller else None

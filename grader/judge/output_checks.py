@@ -37,9 +37,6 @@ class CheckContext:
     dims: dict[str, int]
     worst: dict = field(default_factory=dict)  # filled by the value check for the report
 
-    def leaf(self, spec: OutputLeaf) -> Any:
-        return get_path(self.got, spec.path)
-
     def expected_leaf(self, spec: OutputLeaf) -> np.ndarray:
         return np.asarray(get_path(self.expected, spec.path), dtype=np.float64)
 
@@ -97,11 +94,27 @@ def check_structure(ctx: CheckContext) -> Mismatch | None:
     return _structure(ctx.meta.output_tree, ctx.got, ())
 
 
+def _leaves(ctx: CheckContext) -> list[tuple[OutputLeaf, Leaf]] | Mismatch:
+    """Every output leaf the metadata names, or why one is not there: each check stands
+    on its own, so a problem may name any subset of them."""
+    out = []
+    for spec in ctx.meta.outputs:
+        node = get_path(ctx.got, spec.path, MISSING)
+        if node is MISSING:
+            return Mismatch("structure", f"the result has no '{dotted(spec.path)}'")
+        if not isinstance(node, Leaf):
+            return Mismatch("type", f"'{dotted(spec.path)}' should be an array or a number, got {_describe(node)}")
+        out.append((spec, node))
+    return out
+
+
 @register("type")
 def check_type(ctx: CheckContext) -> Mismatch | None:
     for spec in ctx.meta.outputs:
-        node = ctx.leaf(spec)
+        node = get_path(ctx.got, spec.path, MISSING)
         want = {"jax": ("jax",), "numpy": ("numpy",), "any": ("jax", "numpy", "npscalar", "float", "int", "bool")}[spec.container]
+        if node is MISSING:
+            return Mismatch("structure", f"the result has no '{dotted(spec.path)}'")
         if not isinstance(node, Leaf) or node.cls not in want:
             expected = {"jax": "a JAX array", "numpy": "a NumPy array", "any": "a number or array"}[spec.container]
             return Mismatch("type", f"'{dotted(spec.path)}' should be {expected}, got {_describe(node)}")
@@ -110,8 +123,10 @@ def check_type(ctx: CheckContext) -> Mismatch | None:
 
 @register("dtype")
 def check_dtype(ctx: CheckContext) -> Mismatch | None:
-    for spec in ctx.meta.outputs:
-        node = ctx.leaf(spec)
+    leaves = _leaves(ctx)
+    if isinstance(leaves, Mismatch):
+        return leaves
+    for spec, node in leaves:
         if node.dtype != spec.dtype:
             return Mismatch("dtype", f"'{dotted(spec.path)}' should have dtype {spec.dtype}, got {node.dtype}")
     return None
@@ -119,8 +134,11 @@ def check_dtype(ctx: CheckContext) -> Mismatch | None:
 
 @register("shape")
 def check_shape(ctx: CheckContext) -> Mismatch | None:
-    for spec in ctx.meta.outputs:
-        node, want = ctx.leaf(spec), ctx.shape(spec)
+    leaves = _leaves(ctx)
+    if isinstance(leaves, Mismatch):
+        return leaves
+    for spec, node in leaves:
+        want = ctx.shape(spec)
         if tuple(node.array.shape) != want:
             return Mismatch("shape", f"'{dotted(spec.path)}' should have shape {want}, got {tuple(node.array.shape)}")
     return None
@@ -128,14 +146,17 @@ def check_shape(ctx: CheckContext) -> Mismatch | None:
 
 @register("finite")
 def check_finite(ctx: CheckContext) -> Mismatch | None:
-    for spec in ctx.meta.outputs:
-        arr = ctx.leaf(spec).array
+    leaves = _leaves(ctx)
+    if isinstance(leaves, Mismatch):
+        return leaves
+    for spec, node in leaves:
+        arr = node.array
         if arr.dtype.kind in "fc" or arr.dtype.name == "bfloat16":
             bad = ~np.isfinite(arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64))
             if bad.any():
                 where = [list(map(int, ix)) for ix in np.argwhere(bad)[:5]]
                 return Mismatch("nan", f"'{dotted(spec.path)}' holds {int(bad.sum())} NaN or infinite value(s)",
-                               {"leaf": dotted(spec.path), "positions": where})
+                                {"leaf": dotted(spec.path), "positions": where})
     return None
 
 
@@ -162,10 +183,18 @@ def compare(spec: OutputLeaf, got: np.ndarray, expected: np.ndarray) -> dict:
 
 @register("value")
 def check_value(ctx: CheckContext) -> Mismatch | None:
+    leaves = _leaves(ctx)
+    if isinstance(leaves, Mismatch):
+        return leaves
+    shaped = check_shape(ctx)  # values can only be compared element by element
+    if shaped:
+        return shaped
     worst: dict = {"excess": 0.0}
     failing = None
-    for spec in ctx.meta.outputs:
-        cmp = compare(spec, ctx.leaf(spec).array, ctx.expected_leaf(spec))
+    for spec, node in leaves:
+        if node.array.dtype.kind not in "biuf" and node.array.dtype.name != "bfloat16":
+            return Mismatch("dtype", f"'{dotted(spec.path)}' holds {node.dtype} values, which cannot be compared")
+        cmp = compare(spec, node.array, ctx.expected_leaf(spec))
         if cmp["excess"] >= worst["excess"]:
             worst = cmp
         if cmp["excess"] > 1 and failing is None:
@@ -193,7 +222,7 @@ def _same(before: Any, after: Any) -> bool:
 @register("inputs_unchanged")
 def check_inputs_unchanged(ctx: CheckContext) -> Mismatch | None:
     if ctx.args_after is None:
-        return None
+        return Mismatch("structure", "the arguments did not come back after the call, so they cannot be checked")
     for name in ctx.meta.entry.args:
         if not _same(ctx.inputs[name], ctx.args_after.get(name)):
             return Mismatch(f"{name}_mutated", f"the argument '{name}' was modified by the call; leave inputs unchanged")

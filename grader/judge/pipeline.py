@@ -3,21 +3,27 @@ problem -> submission -> static checks -> sandbox run -> runtime checks ->
 output checks -> verdict -> (feedback) -> report."""
 from __future__ import annotations
 
+import random
+import sys
+import traceback
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..common.verdicts import Verdict
-from ..problem import Case, Problem
+from ..problem import Case, Problem, ProblemError
 from ..problem.catalogue import content_hash
 from ..report.model import Report, hidden_view
 from ..sandbox.request import RunResult
-from .request import PROBE_CASES, make_request
+from . import probe_table
+from .probe_checks import missing_evidence
+from .request import make_request
 from .results import lines
-from .runtime_checks import check_runtime, dependence_settled
+from .runtime_checks import check_runtime
 from .static_checks import static_stage
 from .submission import Submission
 from .verdict import (
+    Judged,
     case_outcome,
     checks_outcome,
     first_failure,
@@ -45,25 +51,22 @@ class Graded:
         return replace(self.report, cases=[j.report for j in self.judged])
 
 
-def _probe_more(sub: Submission, problem: Problem, cases: list[Case], run: RunResult, sandbox: "Sandbox",
-                strict: bool) -> None:
-    """Rerun the dependence probe on more cases, in a fresh child. Only a probe that
-    ran as a second module (the submission could not be jitted, or caches its own
-    jit) covered a single case, and only an inconclusive one pays for this."""
-    clean = [c for c in cases if run.cases[c.id].status == "ok"][:PROBE_CASES]
-    if len(clean) <= len(run.probes):
-        return
-    again = sandbox.run(replace(make_request(sub, problem, clean, strict=strict), size_probe=[],
-                                probe_cases=PROBE_CASES))
-    if again.judge_error is None:
-        run.probes = again.probes
-
-
 def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case] | None = None,
           feedback: "Feedback | None" = None, strict: bool = False) -> Graded:
     """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
-    hints, a public counterexample for hidden failures, compile/run costs."""
-    cases = problem.cases if cases is None else cases
+    hints, a public counterexample for hidden failures, compile/run costs. Always
+    returns a report: a failure of the judge's own code is IE, never an exception."""
+    try:
+        return _grade(problem, sub, sandbox, problem.cases if cases is None else cases, feedback, strict)
+    except Exception as exc:  # the judge's fault; the type only, since details may echo hidden data
+        traceback.print_exc(file=sys.stderr)
+        return Graded(Report(problem=problem.id, submission=sub.path, verdict="IE", verdict_title=Verdict.IE.title,
+                             reason="judge", message=f"the judge failed while grading ({type(exc).__name__}); "
+                             f"this is not the submission's fault", judge_version=__version__), None)
+
+
+def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
+           feedback: "Feedback | None", strict: bool) -> Graded:
     static = static_stage(sub, problem)
     base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
                 problem_version=content_hash(problem), judge_version=__version__)
@@ -74,6 +77,15 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
                              message=pre.message, **base), None)
 
     request = make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict)
+    table, factor = None, 0
+    if request.probe:
+        try:
+            table = probe_table.get(problem, sandbox)
+        except ProblemError as exc:
+            return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge",
+                                 message=f"the dependence probe cannot be prepared: {exc}", **base), None)
+        factor, ids = table.choose({c.id for c in cases}, problem.meta.requirements.depends, random.SystemRandom())
+        request = replace(request, probe_ids=ids, probe_factors=(table.factors[factor],))
     run = sandbox.run(request)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if strict and run.unavailable:
@@ -82,17 +94,21 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
                              sandbox=sandbox_info, **base), run)
-    # Runtime requirements are judged on evidence from runs that completed; a submission
-    # that crashes on every case is told about the crash, not about its transforms.
-    completed = any(c.status == "ok" for c in run.cases.values())
-    if completed and request.probe and not dependence_settled(run, problem.meta.requirements):
-        _probe_more(sub, problem, cases, run, sandbox, strict)
-    runtime = check_runtime(run, problem.meta.requirements) if completed else []
     judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
     excess = {j.case.id: j.excess for j in judged if j.excess is not None}
     load = load_outcome(problem, run.load_status, run.load_error)
+    if load.verdict is Verdict.AC and not run.complete and not run.phase_failures \
+            and all(c.status == "ok" for c in run.cases.values()):
+        run.phase_failures["child"] = "crash"  # it stopped without saying so: never a pass
+    # Runtime requirements are judged on evidence from runs that completed; a submission
+    # that crashes on every case is told about the crash, not about its transforms.
+    completed = any(c.status == "ok" for c in run.cases.values())
+    all_passed = all(j.report.verdict == Verdict.AC.value for j in judged)
+    runtime = check_runtime(run, problem, (table, factor, request.probe_ids), all_passed) if completed else []
+    ended = [missing_evidence(run, phase, "complete run") for phase in run.phase_failures]
     public_view = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
-    overall = first_failure([load, checks_outcome(runtime), *map(case_outcome, public_view)])
+    overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended),
+                             *map(case_outcome, public_view)])
     passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,

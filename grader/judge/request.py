@@ -3,24 +3,30 @@ without their expected outputs; the watched callables and the probe rule come
 from the problem's requirements."""
 from __future__ import annotations
 
+import random
+
 from ..problem import Case, Problem
 from ..problem.inputs import check_input, resized, typed_input
 from ..sandbox.request import Request
 from .submission import Submission
 
-# On one case a right answer may not depend on the transform (every gradient clipped
-# to zero, an overflow that zeroes everything), so an unchanged output is confirmed on
-# up to this many clean cases before it counts against the submission.
-PROBE_CASES = 3
+# The dependence probe's factors (see probe_table): away from 1 on either side.
+FACTOR_RANGES = ((0.4, 0.8), (1.25, 2.5))
+
+
+def draw_factor() -> float:
+    rng = random.SystemRandom()
+    return rng.uniform(*rng.choice(FACTOR_RANGES))
 
 
 def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
-    """Two inputs that differ only in the batch dims: the first case, cycled to a small
-    and a large batch, so that the traced program sizes can be compared."""
+    """Two inputs that differ only in the batch dims: the first public case (else the
+    first case), cycled to a small and a large batch, so that the program sizes can be
+    compared."""
     meta = problem.meta
     if not cases:
         return []
-    raw = cases[0].input
+    raw = next((c for c in cases if not c.hidden), cases[0]).input
     small, large = raw, raw
     for dim in meta.requirements.vectorized:
         lo, hi = meta.dims[dim]
@@ -35,6 +41,8 @@ def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, di
 
 def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False,
                  strict: bool = False) -> Request:
+    """The run of ``sub`` on ``cases``; the dependence probe (which cases, which factor)
+    is added by the pipeline from the problem's probe table."""
     meta = problem.meta
     lim = meta.limits
     req = meta.requirements
@@ -46,4 +54,4 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
         watch=tuple(dict.fromkeys((*req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
         poison=req.poison, probe=bool(req.depends and req.poison),
         size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost,
-        hidden=frozenset(c.id for c in cases if c.hidden), strict=strict, switch_probe_cases=PROBE_CASES)
+        hidden=frozenset(c.id for c in cases if c.hidden), strict=strict)

@@ -12,6 +12,7 @@ class CheckResult:
     passed: bool
     message: str = ""
     verdict: str = "RJ"  # what a failure of this check means
+    reason: str = ""  # the reason code of that verdict, when it is not the default one
 
 
 def lines(checks: list[CheckResult]) -> list[CheckLine]:

@@ -1,18 +1,16 @@
 """Stage 4c: requirement checks on what the submission did while it ran.
 
 The child records which watched callables were invoked and how the traced
-functions nested (``instrument``); the dependence probe reran cases with the
-inner transform's results perturbed. Here, in the trusted judge, those records are
-held against the problem's ``[requirements]``.
+functions nested (``instrument``), and whether the entry ran under jax.jit. Here,
+in the trusted judge, that record is held against the problem's
+``[requirements]``. Evidence that is missing (the record never came back, the
+child died collecting it) fails every rule that needs it: never a pass.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..common.trees import get_path
-from ..problem import Requirements
+from ..problem import Problem, Requirements
 from ..sandbox.request import RunResult
-from ..sandbox.wire import Leaf
+from .probe_checks import check_dependence, check_vectorized, missing_evidence
 from .results import CheckResult
 
 
@@ -26,11 +24,28 @@ def _lines(calls: dict, name: str) -> str:
     return f" (called at line {', '.join(map(str, lines[:5]))})" if lines else ""
 
 
-def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
-    if run.runtime is None:
+def check_runtime(run: RunResult, problem: Problem, probe: tuple | None = None,
+                  all_passed: bool = False) -> list[CheckResult]:
+    """Every runtime rule of the problem, judged on the run's evidence. The dependence
+    probe, ``(table, factor index, case ids)``, is judged only when every case passed:
+    it tells a decoy from honest code, and a submission with a failing case is told
+    about that case instead."""
+    req = problem.meta.requirements
+    results = check_record(run, req)
+    results += check_vectorized(run, req)
+    if all_passed and probe is not None:
+        results += check_dependence(run, problem, *probe)
+    return results
+
+
+def check_record(run: RunResult, req: Requirements) -> list[CheckResult]:
+    if not (req.calls or req.nest or req.forbid or req.traced):
         return []
+    if run.runtime is None:
+        return [missing_evidence(run, "runtime", "record of the transforms it ran")]
     calls = run.runtime.get("calls", {}) if isinstance(run.runtime.get("calls"), dict) else {}
     nests = [list(map(str, n)) for n in run.runtime.get("nests", []) if isinstance(n, list)]
+    overflow = run.runtime.get("overflow") is True
     results: list[CheckResult] = []
     ran = {name for stack in nests for name in stack}  # traced functions that really executed
     for name in req.calls:
@@ -43,6 +58,9 @@ def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
         outer, inner = rule[0], rule[-1]
         if ok:
             msg = f"{outer} was applied to a function that calls {inner}"
+        elif overflow:
+            msg = (f"the code nested transforms in more ways than the judge records, and {outer}({inner}(...)) "
+                   f"was not among those recorded")
         elif outer in calls:
             msg = (f"{outer} was called{_lines(calls, outer)} but never on a function that calls {inner}; "
                    f"expected {outer}({inner}(...))")
@@ -53,8 +71,6 @@ def check_runtime(run: RunResult, req: Requirements) -> list[CheckResult]:
         ok = name not in calls
         results.append(CheckResult(f"never calls {name}", ok,
                                    "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"))
-    results.extend(_dependence(run, req))
-    results.extend(_vectorized(run, req))
     results.extend(_traced(run, req))
     return results
 
@@ -73,56 +89,7 @@ def _traced(run: RunResult, req: Requirements) -> list[CheckResult]:
     traces, shapes = jit.get("traces"), jit.get("signatures")
     if traces is None or shapes is None:
         return [CheckResult(name, False, "no record of how often the function was traced")]
-    if traces > shapes:
-        return [CheckResult(name, False, f"the function was traced {traces} times for {shapes} input shape(s): "
-                            f"it retraces on values that should stay traced")]
-    return [CheckResult(name, True, f"one trace per input shape ({traces} for {shapes})")]
-
-
-def _vectorized(run: RunResult, req: Requirements) -> list[CheckResult]:
-    if not req.vectorized or len(run.sizes) < 2:
-        return []
-    dims = "/".join(req.vectorized)
-    (small, large) = run.sizes[:2]
-    if small["eqns"] is None or large["eqns"] is None:
-        return [CheckResult("vectorized", True, f"could not trace the function to measure it "
-                            f"({small.get('error') or large.get('error')}); not judged")]
-    ok = large["eqns"] <= small["eqns"]
-    sizes = f"{small['eqns']} operations at {dims}={small['size']}, {large['eqns']} at {dims}={large['size']}"
-    return [CheckResult("vectorized", ok, f"the traced program does not grow with {dims} ({sizes})" if ok else
-                        f"the traced program grows with {dims} ({sizes}): a Python loop over {dims}? "
-                        f"Express it with a transform so that one program serves every size")]
-
-
-def dependence_settled(run: RunResult, req: Requirements) -> bool:
-    """False when the probes so far leave a required output unchanged: more cases may
-    show that it does depend on the transform after all."""
-    return all(c.passed for c in _dependence(run, req))
-
-
-def _dependence(run: RunResult, req: Requirements) -> list[CheckResult]:
-    if not req.depends or not req.poison:
-        return []
-    source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
-    pairs = [(p, run.cases.get(p.id)) for p in run.probes]
-    pairs = [(p, base) for p, base in pairs if base is not None and base.status == "ok"]
-    if not pairs:
-        return []  # nothing ran cleanly to compare; the case verdicts speak instead
-    if any(p.status != "ok" for p, _ in pairs):
-        return [CheckResult("results come from the transforms", True,
-                            f"perturbing {source} changed the outcome of a case")]
-    # An output counts as derived when it moves on at least one probed case.
-    unchanged = [d for d in req.depends if all(_same_leaf(base.output, p.output, d) for p, base in pairs)]
-    ok = not unchanged
-    return [CheckResult(
-        "results come from the transforms", ok,
-        f"every required output depends on {source}" if ok else
-        f"{', '.join(repr(u) for u in unchanged)} did not change when the result of {source} was "
-        f"perturbed: the output is computed some other way, and the transform call is a decoy")]
-
-
-def _same_leaf(a_tree, b_tree, dotted_path: str) -> bool:
-    path = tuple(dotted_path.split("."))
-    a, b = get_path(a_tree, path, None), get_path(b_tree, path, None)
-    return isinstance(a, Leaf) and isinstance(b, Leaf) and a.array.shape == b.array.shape and \
-        np.array_equal(a.array, b.array, equal_nan=True)
+    if traces > shapes:  # no counts in the message: hidden cases ran by now
+        return [CheckResult(name, False, "the function was traced more often than there were input shapes: "
+                            "it retraces on values that should stay traced")]
+    return [CheckResult(name, True, "one trace per input shape")]

@@ -29,6 +29,8 @@ def parse_source(source: str, path: str = "<string>") -> Submission:
         return Submission(path, source, None, f"line {exc.lineno}: {exc.msg}")
     except ValueError as exc:  # e.g. NUL bytes
         return Submission(path, source, None, str(exc))
+    except (RecursionError, MemoryError):  # CPython's parser gives up on very deep nesting
+        return Submission(path, source, None, "the code nests too deeply to be parsed")
     return Submission(path, source, tree, None)
 
 

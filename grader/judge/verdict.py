@@ -90,15 +90,20 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
 
 
 def case_outcome(c: CaseReport) -> Outcome:
-    if c.verdict in ("--", Verdict.AC.value):
+    """A case that never ran is not a pass: in run order it follows the case whose
+    failure ended the process, which therefore decides first."""
+    if c.verdict == Verdict.AC.value:
         return Outcome(Verdict.AC)
+    if c.verdict == "--":
+        return Outcome(Verdict.RE, "not_run", f"case {c.id}: not run (the process ended before it)")
     return Outcome(Verdict(c.verdict), c.reason, f"case {c.id}: {c.message}")
 
 
 def checks_outcome(checks: list[CheckResult]) -> Outcome:
     for c in checks:
         if not c.passed:
-            return Outcome(Verdict(c.verdict), "requirement" if c.verdict == "RJ" else "compile", c.message)
+            default = {"RJ": "requirement", "CE": "compile", "IE": "judge"}.get(c.verdict, "crash")
+            return Outcome(Verdict(c.verdict), c.reason or default, c.message)
     return Outcome(Verdict.AC)
 
 

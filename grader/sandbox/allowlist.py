@@ -81,10 +81,27 @@ DENIED_ATTRS = frozenset("""device devices sharding addressable_shards addressab
     ag_frame ag_code f_back f_globals f_locals f_builtins f_code tb_frame tb_next func_globals func_code
     im_func im_self with_traceback jaxpr eqns cache_clear cache_info register defvjp_all
     obj bind bind_with_trace get_bind_params impl abstract_eval def_impl def_abstract_eval def_bind_with_trace
-    def_effectful_abstract_eval def_effectful_abstract_eval2 to_lojax""".split()) | INSPECT_ATTRIBUTES
+    def_effectful_abstract_eval def_effectful_abstract_eval2 to_lojax to_device fun fwd bwd jvp""".split()) \
+    | INSPECT_ATTRIBUTES
 # ``obj``: since Python 3.10 an AttributeError carries the object whose lookup failed,
 # which may be an object internal to JAX or numpy. ``bind`` .. ``to_lojax``: a
 # jax.checkpoint policy is called with JAX Primitive objects, whose def_impl & co.
 # would let a submission redefine primitives for the judge's code in the same process.
+# ``fun`` .. ``jvp``: a custom_vjp/custom_jvp object keeps the functions it was built
+# from, which the judge wraps to record how transforms nest; calling them directly
+# would forge that record. (Modules are exempt: ``jax.jvp`` stays available.)
 # INSPECT_ATTRIBUTES (frames, code, generators) are refused at compile time by
 # RestrictedPython; this refuses them when the name is built at runtime.
+
+# Keyword arguments, for the calls that configure compilation: only these may be passed
+# (``jax.jit(f, compiler_options={"xla_dump_to": ...})`` would make XLA write files).
+KEYWORDS: dict[str, frozenset[str]] = {
+    "jax.jit": frozenset({"static_argnums", "static_argnames", "inline", "keep_unused"}),
+    "jax.checkpoint": frozenset({"prevent_cse", "static_argnums", "policy"}),
+    "jax.remat": frozenset({"prevent_cse", "static_argnums", "policy"}),
+    "jax.named_call": frozenset({"name"}),
+}
+# Keywords no other allowed callable may be given: they choose devices, backends,
+# shardings or compiler settings.
+DENIED_KEYWORDS = frozenset({"device", "backend", "compiler_options", "sharding", "out_sharding", "in_shardings",
+                             "out_shardings", "donate_argnums", "donate_argnames"})

@@ -62,7 +62,7 @@ class Sandbox:
         return result
 
     def _collect(self, result: RunResult, cap: int) -> None:
-        current: str | None = None
+        current: tuple[str, str | None] | None = None  # (phase, case id) that is running
         locked = False  # the child reported its lockdown: from here on submission code may run
         while True:
             header, blob = wire.read_frame(self.proc.stdout, cap + (2 << 20))
@@ -71,6 +71,8 @@ class Sandbox:
                 result.exit = header
                 _finish(result, current, header, locked)
                 return
+            if kind == "done":
+                result.complete = True
             if kind == "hello":
                 locked = True
                 result.layers = [str(x) for x in header.get("layers", [])][:20]
@@ -80,25 +82,29 @@ class Sandbox:
                 result.load_error = _error(header)
                 result.load_stdout = str(header.get("stdout", ""))[:20000]
             elif kind == "begin":
-                current = str(header.get("case"))
+                phase = header.get("phase")
+                current = ("case", str(header.get("case"))) if phase == "case" else (str(phase)[:20], None)
             elif kind == "case" and header.get("case") in result.cases:
                 result.cases[header["case"]] = _case_run(header, blob)
                 current = None
             elif kind == "runtime":
                 jit = header.get("jit") if isinstance(header.get("jit"), dict) else {}
                 result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", []),
+                                  "overflow": header.get("overflow") is True,
                                   "jit": {"mode": str(jit.get("mode", ""))[:10],
                                           "traces": jit.get("traces") if type(jit.get("traces")) is int else None,
                                           "signatures": jit.get("signatures") if type(jit.get("signatures")) is int
                                           else None,
                                           "broke": str(jit["broke"])[:500] if jit.get("broke") else None}}
             elif kind == "sizes":
-                result.sizes = [{"size": int(s.get("size", 0)), "eqns": s.get("eqns"),
-                                 "error": str(s.get("error", ""))[:300] or None}
+                result.sizes = [{"size": s.get("size") if type(s.get("size")) is int else None,
+                                 "eqns": s.get("eqns") if type(s.get("eqns")) is int else None,
+                                 "how": str(s.get("how", ""))[:10], "error": str(s.get("error", ""))[:100] or None}
                                 for s in header.get("sizes", [])[:4] if isinstance(s, dict)]
             elif kind == "probe":
-                result.probes.append(_case_run(header, blob))
-                current = None
+                probe = _case_run(header, blob)
+                probe.factor = header.get("factor") if type(header.get("factor")) is int else -1
+                result.probes.append(probe)
 
 
 def _error(header: dict) -> dict | None:
@@ -129,7 +135,8 @@ def _case_run(header: dict, blob: bytes) -> CaseRun:
     return run
 
 
-def _finish(result: RunResult, current: str | None, exit_info: dict, locked: bool = True) -> None:
+def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info: dict,
+            locked: bool = True) -> None:
     """Attribute a kill or crash to the phase or case that was running. The child's own
     failure (exit 70) is the judge's only before the lockdown; after it, a submission
     can provoke it (exhaust memory, then return), so it counts as that phase's crash."""
@@ -145,12 +152,13 @@ def _finish(result: RunResult, current: str | None, exit_info: dict, locked: boo
         return
     else:
         status = "crash"
+    phase, case = current or ("child", None)
     if result.load_status == "not_run":
         result.load_status = status
-    elif current == "probe":
-        result.probes.append(CaseRun("probe", status))
-    elif current in result.cases:
-        result.cases[current].status = status
+    elif phase == "case" and case in result.cases:
+        result.cases[case].status = status
+    else:
+        result.phase_failures[phase if phase in ("sizes", "runtime", "probe") else "child"] = status
 
 
 class Pool:

@@ -88,4 +88,6 @@ def restricted_errors(source: str) -> list[str]:
         compile_submission(source)
     except SyntaxError as exc:
         return [str(a) for a in exc.args[0]] if exc.args and isinstance(exc.args[0], tuple) else [str(exc)]
+    except (RecursionError, MemoryError):
+        return ["the code nests too deeply to be compiled"]
     return []

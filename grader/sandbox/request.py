@@ -33,6 +33,7 @@ class CaseRun:
     error: dict | None = None
     stdout: str = ""
     cost: dict | None = None  # compile_ms, run_ms (when asked for)
+    factor: int = 0  # a probe rerun: which of the request's probe factors
 
 
 @dataclass
@@ -44,10 +45,12 @@ class RunResult:
     unavailable: dict[str, str] = field(default_factory=dict)
     cases: dict[str, CaseRun] = field(default_factory=dict)
     runtime: dict | None = None
-    probes: list[CaseRun] = field(default_factory=list)
-    sizes: list[dict] = field(default_factory=list)  # traced program size per batch size
+    probes: list[CaseRun] = field(default_factory=list)  # reruns under the probe factors
+    sizes: list[dict] = field(default_factory=list)  # program size per batch size
     exit: dict = field(default_factory=dict)
     judge_error: str | None = None
+    complete: bool = False  # the child said "done": every phase it was asked for finished
+    phase_failures: dict[str, str] = field(default_factory=dict)  # sizes|runtime|probe|child -> how it ended
 
 
 @dataclass
@@ -67,14 +70,14 @@ class Request:
     cost: bool = False  # time a second call per case, to split compile from run time
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
     strict: bool = False  # the child stops before loading the submission unless every layer is active
-    switch_probe_cases: int = 3  # clean cases the probe reruns on their compiled programs (the switch)
-    probe_cases: int = 1  # clean cases a probe run as a second module reruns
+    probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
+    probe_factors: tuple[float, ...] = ()  # each probe case reruns once per factor
 
     def frame(self) -> tuple[dict, bytes]:
         nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_probe])
         cases = [{"id": cid, "hidden": cid in self.hidden, "input": node} for (cid, _), node in zip(self.cases, nodes)]
         sizes = [{"size": n, "input": node} for (n, _), node in zip(self.size_probe, nodes[len(self.cases):])]
-        n = len(self.cases) + 2
+        n = len(self.cases) * (1 + len(self.probe_factors)) + 2
         cache = readable_cache()
         header = {
             "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
@@ -82,8 +85,7 @@ class Request:
             "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
             "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
-            "strict": self.strict, "probe_cases": self.probe_cases,
-            "switch_probe_cases": self.switch_probe_cases,
+            "strict": self.strict, "probe_ids": list(self.probe_ids), "probe_factors": list(self.probe_factors),
             "cost": self.cost,
             "readable": default_readable_paths() + ([cache] if cache else []),
             "xla_cache": cache,

@@ -25,6 +25,8 @@ MAX_DEPTH = 32
 MAX_NODES = 20_000
 MAX_NDIM = 8
 MAX_KEY = 256
+MAX_EXPANSION = 1 << 24  # elements plus the lists holding them, per array (see ``expansion``)
+PLAIN_LIMIT = 1 << 16  # larger arrays are described, not spelled out, in reports
 
 _DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -226,12 +228,24 @@ class Unpacker:
             raise WireError("array data out of bounds")
         if math.prod(shape) * dtype.itemsize != n:
             raise WireError("array size does not match its shape and dtype")
+        if expansion(shape) > MAX_EXPANSION:
+            raise WireError("array shape too large to describe")
         arr = np.frombuffer(self.blob, dtype=dtype, count=math.prod(shape), offset=off).reshape(shape).copy()
         return Leaf(cls, arr)
 
 
 def decode_tree(node: Any, blob: bytes) -> Any:
     return Unpacker(blob).decode(node)
+
+
+def expansion(shape: tuple[int, ...] | list[int]) -> int:
+    """How many Python objects an array of this shape becomes as nested lists: its
+    elements and every list on the way (a zero-sized axis still costs its lists)."""
+    total, lists = 0, 1
+    for dim in shape:
+        lists *= dim
+        total += lists
+    return total
 
 
 def to_plain(tree: Any) -> Any:
@@ -241,6 +255,8 @@ def to_plain(tree: Any) -> Any:
     if isinstance(tree, (list, tuple)):
         return [to_plain(v) for v in tree]
     if isinstance(tree, Leaf):
+        if expansion(tree.array.shape) > PLAIN_LIMIT:  # e.g. shape (2**22, 0): no data, millions of lists
+            return f"<{tree.dtype} array of shape {tuple(tree.array.shape)}>"
         return json_safe(tree.array.astype(np.float64).tolist() if tree.array.dtype.name == "bfloat16"
                          else tree.array.tolist())
     if isinstance(tree, Opaque):

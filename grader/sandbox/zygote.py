@@ -96,7 +96,7 @@ def _threads() -> int:
 
 
 def _relay(r: int, pid: int, request: dict, out) -> dict:
-    per_case = float(request["time_seconds"])
+    per_case, load = float(request["time_seconds"]), float(request["load_seconds"])
     cap = int(request["output_bytes"]) + HEADROOM
     deadline = time.monotonic() + float(request["load_seconds"]) + STARTUP_SLACK
     phase, killed, finished = "load", None, False
@@ -127,7 +127,8 @@ def _relay(r: int, pid: int, request: dict, out) -> dict:
             if len(buf) < total:
                 break
             try:
-                kind = json.loads(bytes(buf[head.size:head.size + hlen])).get("type")
+                frame = json.loads(bytes(buf[head.size:head.size + hlen]))
+                kind = frame.get("type")
             except (ValueError, AttributeError):
                 killed = "protocol"
                 break
@@ -135,12 +136,12 @@ def _relay(r: int, pid: int, request: dict, out) -> dict:
             out.flush()
             del buf[:total]
             if kind == "begin":
-                phase = "case"
-            elif kind in ("case", "load", "runtime", "probe"):
-                phase = "between"
+                phase = str(frame.get("phase"))[:20]
             elif kind == "done":
                 finished = True
-            deadline = time.monotonic() + per_case
+            # Loading the module has its own limit; every other phase (a case, the
+            # reference's probe, the size probe, the record) has the per-case one.
+            deadline = time.monotonic() + (load if kind == "begin" and phase == "load" else per_case)
         if finished:
             break
     if killed is not None:

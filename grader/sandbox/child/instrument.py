@@ -8,12 +8,18 @@ knows which transforms are "open": a ``jax.grad`` function entered while a
 
 The same wrappers implement the dependence probe: what the innermost transform
 of the rule hands back (the gradient that a ``grad`` function returns, the
-values ``scan`` returns) is shifted by a finite affine change whenever it is
-produced inside the rule's outer transforms. Outputs that stay the same were
-not computed from it (a decoy or an ignored call). Under ``jax.jit`` the shift
-is switched by a traced flag, so the compiled program of a case serves both the
-run and the probe; a run without jit poisons unconditionally in a second module
-(``probe=True``).
+values ``scan`` returns) is multiplied by a positive factor the judge draws for
+each grade, whenever it is produced inside the rule's outer transforms. The judge
+runs the reference under the same factor and requires the submission's outputs
+to follow it: outputs computed some other way (a decoy call, an ignored result,
+or code that only reacts to the change) do not. A single positive factor commutes
+with every linear rearrangement honest code applies (ravelling, argnums, a loss
+scaled and the gradient unscaled). Under ``jax.jit`` the factor is switched on by
+a traced flag, so the compiled program of a case serves both the run and the
+probe; a run without jit poisons unconditionally in a second module (``probe=True``).
+
+The record is bounded: a submission can make the wrappers run as often as it
+likes, but only so many nestings, and so deep, are kept (``overflow`` says so).
 """
 from __future__ import annotations
 
@@ -36,13 +42,20 @@ FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
 WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 
 
+MAX_NESTS = 256  # distinct nestings kept
+MAX_DEPTH = 16  # transforms kept per nesting
+
+
 @dataclass
 class Recorder:
     poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
-    probe: bool = False  # poison unconditionally
+    probe: bool = False  # poison unconditionally, by ``factor``
+    factor: float = 1.0
     # While the jitted entry is traced: the traced bool that switches the poison on
-    # (a probe call) or off (a normal call), so both share one compiled program.
+    # (a probe call) or off (a normal call), and the traced factor, so that both calls
+    # share one compiled program whatever factor the judge drew.
     flag: Any = None
+    scale: Any = None
     # Set when the switch could not be placed (see _poison): the probe then takes the slow path.
     flag_blocked: bool = False
     # Off while hidden cases run: the lines a call comes from could encode hidden inputs.
@@ -50,6 +63,17 @@ class Recorder:
     calls: dict[str, list[int]] = field(default_factory=dict)
     nests: set[tuple[str, ...]] = field(default_factory=set)
     stack: list[str] = field(default_factory=list)
+    overflow: bool = False  # more nestings than the record keeps
+
+    def note_nest(self) -> None:
+        nest = tuple(self.stack[:MAX_DEPTH])
+        if nest in self.nests:
+            return
+        if len(self.nests) >= MAX_NESTS or len(self.stack) > MAX_DEPTH:
+            self.overflow = True
+            if len(self.nests) >= MAX_NESTS:
+                return
+        self.nests.add(nest)
 
     def note_call(self, name: str) -> None:
         lines = self.calls.setdefault(name, [])
@@ -58,7 +82,7 @@ class Recorder:
             lines.append(line)
 
     def report(self) -> dict:
-        return {"calls": self.calls, "nests": sorted(list(n) for n in self.nests)[:200]}
+        return {"calls": self.calls, "nests": sorted(list(n) for n in self.nests), "overflow": self.overflow}
 
 
 def _submission_line() -> int | None:
@@ -72,34 +96,31 @@ def _submission_line() -> int | None:
     return None
 
 
-def _poison_leaf(x: Any) -> Any:
-    """A finite, affine change of a number: outputs computed from it move; an output
-    that merely adds ``0 * result`` (which NaN would not catch) does not."""
+def _scalable(x: Any) -> bool:
     import jax.numpy as jnp
 
     try:
-        dtype = jnp.result_type(x)
+        return bool(jnp.issubdtype(jnp.result_type(x), jnp.inexact))
     except TypeError:
-        return x
-    if jnp.issubdtype(dtype, jnp.inexact):
-        return x * 1.5 + 0.375
-    if jnp.issubdtype(dtype, jnp.integer):
-        return x + 1
-    if jnp.issubdtype(dtype, jnp.bool_):
-        return jnp.logical_not(x)
-    return x
+        return False
 
 
-def _switched(x: Any, flag: Any) -> Any:
-    """``x`` when the flag is off, poisoned when on; exactly ``x`` (dtype, weak type,
-    bits) on a normal call. Leaves that are not arrays stay as they are."""
+def _poison_leaf(x: Any, factor: float) -> Any:
+    """Floating values scaled by the factor; integers and booleans, which honest code
+    cannot rescale, stay as they are."""
+    return x * factor if _scalable(x) else x
+
+
+def _switched(x: Any, flag: Any, scale: Any) -> Any:
+    """``x`` when the flag is off, scaled when on; exactly ``x`` (dtype, weak type,
+    bits) on a normal call. Leaves that are not floating arrays stay as they are."""
     import jax
     from jax import lax
 
-    if not isinstance(x, jax.Array):
+    if not isinstance(x, jax.Array) or not _scalable(x):
         return x
-    p = _poison_leaf(x)
-    if p is x or getattr(p, "dtype", None) != x.dtype or getattr(p, "shape", None) != x.shape:
+    p = x * scale.astype(x.dtype)
+    if getattr(p, "dtype", None) != x.dtype or getattr(p, "shape", None) != x.shape:
         return x
     return lax.select_n(flag, x, p)
 
@@ -114,14 +135,14 @@ def _poison(rec: Recorder, tree: Any) -> Any:
     import jax
 
     if rec.probe:
-        return jax.tree_util.tree_map(_poison_leaf, tree)
-    flag = rec.flag
+        return jax.tree_util.tree_map(lambda x: _poison_leaf(x, rec.factor), tree)
+    flag, scale = rec.flag, rec.scale
     if flag is None:
         return tree
     if any(name.startswith(tuple(NO_SWITCH)) for name in rec.stack):
         rec.flag_blocked = True
         return tree
-    return jax.tree_util.tree_map(lambda x: _switched(x, flag), tree)
+    return jax.tree_util.tree_map(lambda x: _switched(x, flag, scale), tree)
 
 
 # Transforms that return a function; the others (scan, jvp, ...) return values.
@@ -138,7 +159,7 @@ def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
     @functools.wraps(fun)
     def traced(*args: Any, **kwargs: Any) -> Any:
         rec.stack.append(name)
-        rec.nests.add(tuple(rec.stack))
+        rec.note_nest()
         try:
             return fun(*args, **kwargs)
         finally:

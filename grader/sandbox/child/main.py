@@ -62,60 +62,81 @@ def _one_mlir_context() -> None:
 
 
 def _serve(request: dict, blob: bytes, chan: Channel) -> None:
+    """Every phase starts with a ``begin`` frame, so that the judge can charge a kill or
+    a crash to the phase that was running; ``done`` says that every phase finished."""
     _read_only_cache(request.get("xla_cache"))
     _one_mlir_context()
-    args = tuple(request["args"])
+    args, entry = tuple(request["args"]), request["entry"]
     watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
     rule = tuple(request.get("poison", ()))
-    cases = [(c["id"], wire.decode_tree(c["input"], blob)) for c in request["cases"]]
+    factors = [float(f) for f in request.get("probe_factors", [])][:64]
+    cases = {c["id"]: wire.decode_tree(c["input"], blob) for c in request["cases"]}
     hidden = {c["id"] for c in request["cases"] if c.get("hidden")}
+    probe_ids = [cid for cid in request.get("probe_ids", []) if cid in cases] if rule and factors else []
 
+    chan.send({"type": "begin", "phase": "load"})
     recorder = Recorder(rule)
-    run = Run(request["source"], request["entry"], watched, recorder)
+    run = Run(request["source"], entry, watched, recorder)
     run.cost = bool(request.get("cost"))
     loaded = run.load()
     chan.send({"type": "load", **loaded})
     if loaded["status"] != "ok":
         return
-    probe_cases: list[tuple[str, Any]] = []
-    for case_id, inputs in cases:
-        chan.send({"type": "begin", "case": case_id})
+
+    if request.get("size_probe"):
+        # Before any case: these numbers are the submission's, and must not be able to
+        # carry anything of a hidden input out of the child.
+        chan.send({"type": "begin", "phase": "sizes"})
+        probes = [(wire.decode_tree(p["input"], blob), int(p["size"])) for p in request["size_probe"]]
+        sizes = [program_size(run, inputs, args, size) for inputs, size in probes]
+        if any(s["eqns"] is None for s in sizes):  # cannot be traced: count what it runs
+            sizes = [program_size(run, inputs, args, size, eager=True) for inputs, size in probes]
+        chan.send({"type": "sizes", "sizes": sizes})
+
+    clean: set[str] = set()
+    for case_id, inputs in cases.items():
+        chan.send({"type": "begin", "phase": "case", "case": case_id})
         recorder.lines = case_id not in hidden
         result, out, args_after = run.call(inputs, args, public=case_id not in hidden)
         trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
         message = {"type": "case", "case": case_id, **result}
         chan.send(message, trees)
-        if message.get("status") == "ok" and len(probe_cases) < int(request.get("switch_probe_cases", 3)):
-            probe_cases.append((case_id, inputs))
-    recorder.lines = False  # the probes below run on inputs derived from cases that may be hidden
-    if request.get("size_probe") and probe_cases:
-        chan.send({"type": "begin", "case": "sizes"})
-        chan.send({"type": "sizes", "sizes": [program_size(run, wire.decode_tree(p["input"], blob), args, p["size"])
-                                              for p in request["size_probe"]]})
+        if message.get("status") == "ok":
+            clean.add(case_id)
+    recorder.lines = False  # the probes below rerun cases that may be hidden
+
+    chan.send({"type": "begin", "phase": "runtime"})
     chan.send({"type": "runtime", **recorder.report(), "jit": run.jit_report()})
 
-    if request.get("probe") and probe_cases and rule:
-        chan.send({"type": "begin", "case": "probe"})
-        if run.mode == "jit" and not recorder.flag_blocked:
-            # Every case ran compiled with the switch in place: probing is a rerun with it on.
-            for case_id, inputs in probe_cases:
-                result, out = run.probe(inputs, args)
-                chan.send({"type": "probe", "case": case_id, **result},
-                          {"output": out} if result["status"] == "ok" else None)
-            chan.send({"type": "done"})
-            return
-        # Without jit the probe is a second module that poisons unconditionally; it costs
-        # a full run per case, so the judge asks for more cases only when one was not
-        # conclusive (see pipeline).
-        probe = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True))
-        if probe.load()["status"] == "ok":
-            for case_id, inputs in probe_cases[:int(request.get("probe_cases", 1))]:
-                chan.send({"type": "begin", "case": "probe"})
-                result, out, _ = probe.call(inputs, args)
-                chan.send({"type": "probe", "case": case_id, **result},
-                          {"output": out} if result["status"] == "ok" else None)
+    probe_ids = [cid for cid in probe_ids if cid in clean]
+    if probe_ids:
+        _probe(request, run, recorder, cases, probe_ids, factors, chan)
     chan.send({"type": "done"})
     sys.stdout.flush()
+
+
+def _probe(request: dict, run: Run, recorder: Recorder, cases: dict, probe_ids: list[str], factors: list[float],
+           chan: Channel) -> None:
+    """Rerun the probe cases with the transform's result scaled by each factor. With jit
+    every case ran compiled with the switch in place: probing is a rerun with it on.
+    Otherwise each factor is a second module that scales unconditionally."""
+    args, rule = tuple(request["args"]), tuple(request["poison"])
+    switch = run.mode == "jit" and not recorder.flag_blocked
+    for k, factor in enumerate(factors):
+        if not switch:
+            watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
+            module = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True, factor=factor))
+            loaded = module.load()
+        for cid in probe_ids:
+            chan.send({"type": "begin", "phase": "probe", "case": cid})
+            if switch:
+                result, out = run.probe(cases[cid], args, factor)
+            elif loaded["status"] == "ok":
+                result, out, _ = module.call(cases[cid], args)
+            else:
+                result, out = loaded, None
+            chan.send({"type": "probe", "case": cid, "factor": k, **result},
+                      {"output": out} if result["status"] == "ok" else None)
 
 
 def _read_only_cache(path: str | None) -> None:

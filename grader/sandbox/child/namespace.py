@@ -4,6 +4,7 @@ RestrictedPython's compiled code calls, and a guarded import."""
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import Any, Callable
 
@@ -13,9 +14,10 @@ from RestrictedPython.Guards import (
     guarded_unpack_sequence,
 )
 
-from ..allowlist import ALLOWED
+from ..allowlist import ALLOWED, DENIED_KEYWORDS, KEYWORDS
 from ..language import SUBMISSION_MODULE
 from .guards import (
+    PolicyError,
     PrintSink,
     SafeModule,
     guarded_getattr,
@@ -26,6 +28,37 @@ from .guards import (
     writable,
 )
 from .windows import guard_entry, live, window
+
+_TAKES_DENIED: dict[str, bool] = {}  # filled in the zygote, inherited by every child
+
+
+def _takes_denied_keyword(name: str, fn: Any) -> bool:
+    if name not in _TAKES_DENIED:
+        import inspect
+
+        try:
+            params = inspect.signature(fn).parameters.values()
+            _TAKES_DENIED[name] = any(p.kind is p.VAR_KEYWORD or p.name in DENIED_KEYWORDS for p in params)
+        except (TypeError, ValueError):  # no signature to read: guard it to be safe
+            _TAKES_DENIED[name] = True
+    return _TAKES_DENIED[name]
+
+
+def _keyword_guard(name: str, fn: Any, real: Any) -> Any:
+    """``fn`` with its keyword arguments checked: an allow-list for the calls that
+    configure compilation, and no device, backend or compiler keyword for any other."""
+    allowed = KEYWORDS.get(name)
+    if not callable(fn) or isinstance(fn, type) or (allowed is None and not _takes_denied_keyword(name, real)):
+        return fn
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        for key in kwargs:
+            if (key not in allowed) if allowed is not None else (key in DENIED_KEYWORDS):
+                raise PolicyError(f"{name}(..., {key}=...) is not available to submissions")
+        return fn(*args, **kwargs)
+
+    return guarded
 
 
 class ModuleTable:
@@ -48,9 +81,9 @@ class ModuleTable:
             if full in ALLOWED:
                 attrs[attr] = self.get(full)
             elif full in self.overrides:
-                attrs[attr] = self.overrides[full]
+                attrs[attr] = _keyword_guard(full, self.overrides[full], getattr(real, attr, None))
             elif hasattr(real, attr):
-                attrs[attr] = getattr(real, attr)
+                attrs[attr] = _keyword_guard(full, getattr(real, attr), getattr(real, attr))
         module = self.cache[name] = SafeModule(name, attrs)
         return module
 

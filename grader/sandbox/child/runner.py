@@ -133,14 +133,14 @@ class Run:
             self.signatures.add(_signature(call_args))
             start = time.perf_counter()
             try:
-                out, after = self._jitted(call_args)(call_args, _OFF)
+                out, after = self._jitted(call_args)(call_args, _OFF, _ONE)
                 jax.block_until_ready(out)
                 first = _ms(start)
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
                 result = {"status": "ok", "time_ms": first, "stdout": self.sink.take()}
                 if self.cost:  # a second call is compile-free: the difference is the compile
                     again = time.perf_counter()
-                    jax.block_until_ready(self._jitted(call_args)(call_args, _OFF))
+                    jax.block_until_ready(self._jitted(call_args)(call_args, _OFF, _ONE))
                     run_ms = _ms(again)
                     result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
                 return result, out, dict(zip(args, merged))
@@ -152,7 +152,7 @@ class Run:
                 # Only jit failed: the code branches on traced values. Eager from here on;
                 # the message is kept only when a public input caused it.
                 self.mode = "eager"
-                self.broke = error_info(jit_error)["error"]["message"] if public else \
+                self.broke = _jit_failure(jit_error, args) if public else \
                     "the function could not be traced on a hidden case"
             return result, out, after
         return self._eager(inputs, args)
@@ -173,7 +173,7 @@ class Run:
     def jit_report(self) -> dict:
         return {"mode": self.mode, "traces": self.traces, "signatures": len(self.signatures), "broke": self.broke}
 
-    def probe(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any]:
+    def probe(self, inputs: Any, args: tuple[str, ...], factor: float) -> tuple[dict, Any]:
         """Rerun a case that ran under jit with the poison switched on: the same
         compiled program, so no trace and no compile."""
         import jax
@@ -181,7 +181,7 @@ class Run:
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
-            out, _ = self._jitted(call_args)(call_args, _ON)
+            out, _ = self._jitted(call_args)(call_args, _ON, np.float32(factor))
             jax.block_until_ready(out)
         except BaseException as exc:
             return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None
@@ -195,13 +195,13 @@ class Run:
             containers = [i for i, a in enumerate(call_args) if type(a) in (dict, list)]
             recorder = self.recorder
 
-            def entry(all_args: list, poison: Any) -> tuple[Any, list]:
+            def entry(all_args: list, poison: Any, scale: Any) -> tuple[Any, list]:
                 self.traces += 1
-                recorder.flag = poison
+                recorder.flag, recorder.scale = poison, scale
                 try:
                     out = fn(*all_args)
                 finally:
-                    recorder.flag = None
+                    recorder.flag = recorder.scale = None
                 # Containers the submission may have mutated come back out of the trace.
                 return out, [all_args[i] for i in containers]
 
@@ -216,7 +216,21 @@ def _signature(call_args: list) -> str:
     return str(tree) + repr([(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves])
 
 
-_OFF, _ON = np.bool_(False), np.bool_(True)  # the probe switch, a traced argument of the jitted entry
+# The probe switch and its factor, traced arguments of the jitted entry.
+_OFF, _ON, _ONE = np.bool_(False), np.bool_(True), np.float32(1.0)
+
+
+def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
+    """Why jit failed, in the submission's terms: the first line of JAX's message and
+    the argument the value came from (JAX names this file's wrapper, not the code)."""
+    import re
+
+    text = error_info(exc)["error"]["message"]
+    first = text.splitlines()[0] if text else type(exc).__name__
+    m = re.search(r"argument all_args\[(\d+)\]", text)
+    if m and int(m.group(1)) < len(args):
+        first += f" (the value depends on the argument '{args[int(m.group(1))]}')"
+    return first[:300]
 
 
 def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
@@ -232,15 +246,46 @@ def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
     return total
 
 
-def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int) -> dict:
+def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eager: bool = False) -> dict:
+    """How big the program for this input is: equations of its traced jaxpr, or, for
+    code that cannot be traced (``eager``), the primitives it dispatches when run."""
     import jax
 
     values = to_jax(inputs)
+    call = [values[name] for name in args]
     try:
-        closed = jax.make_jaxpr(run.globals[run.entry])(*[values[name] for name in args])
-        return {"size": size, "eqns": _count_eqns(closed.jaxpr)}
+        if not eager:
+            closed = jax.make_jaxpr(run.globals[run.entry])(*call)
+            return {"size": size, "eqns": _count_eqns(closed.jaxpr), "how": "traced"}
+        with _DispatchCounter() as counter:
+            jax.block_until_ready(run.globals[run.entry](*call))
+        return {"size": size, "eqns": counter.count, "how": "eager"}
     except BaseException as exc:
-        return {"size": size, "eqns": None, "error": type(exc).__name__}
+        return {"size": size, "eqns": None, "how": "eager" if eager else "traced", "error": type(exc).__name__}
+    finally:
+        run.sink.take()
+
+
+class _DispatchCounter:
+    """Counts the primitives JAX executes eagerly (one per dispatch; a jitted call is
+    one). A private hook: if this JAX lacks it, counting fails and so does the check."""
+
+    def __enter__(self) -> "_DispatchCounter":
+        from jax._src import core
+
+        self.count = 0
+        self._cls, self._real = core.EvalTrace, core.EvalTrace.process_primitive
+        real = self._real
+
+        def counting(trace: Any, primitive: Any, tracers: Any, params: Any) -> Any:
+            self.count += 1
+            return real(trace, primitive, tracers, params)
+
+        self._cls.process_primitive = counting
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cls.process_primitive = self._real
 
 
 def _ms(start: float) -> float:

@@ -1,0 +1,142 @@
+"""The reference's answers under the dependence probe, computed once per problem
+version and kept in the judge's cache (never readable by a child).
+
+The probe multiplies what a required transform returns by a positive factor. A
+table holds, for a few cases (public first) and factors drawn from the system's
+randomness when the table is built, the reference's outputs under each factor and
+whether they moved at all. A grade draws one factor at random from the table, and
+reruns the cases on which every required output moves under it; the submission's
+outputs must then match the reference's. No submission can know the factor in
+advance: the table lives outside every sandbox.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import tempfile
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import __version__
+from ..common.files import cache_dir
+from ..common.trees import get_path
+from ..problem import Case, Problem, ProblemError
+from ..problem.catalogue import content_hash
+from ..sandbox.wire import Leaf
+from .output_checks import compare
+from .request import draw_factor, make_request
+from .submission import load_submission
+
+if TYPE_CHECKING:
+    from ..sandbox.host import Sandbox
+
+FACTORS = 16  # factors per table
+CANDIDATES = 10  # cases per table, public ones first
+PER_GRADE = 3  # at most this many cases are rerun in one grade
+
+
+@dataclass
+class ProbeTable:
+    factors: list[float]
+    cases: list[str]
+    outputs: dict[str, np.ndarray]  # "case|leaf" -> the reference's values, one row per factor
+    moved: dict[str, list[bool]]  # "case|leaf" -> per factor: differs from the answer beyond tolerance
+
+    def choose(self, graded: set[str], depends: tuple[str, ...], rng: random.Random) -> tuple[int, tuple[str, ...]]:
+        """A factor at random, and graded cases on which every required output moves
+        under it (public first); the factor that covers most outputs if none covers all."""
+        best: tuple[int, int, tuple[str, ...]] = (-1, 0, ())
+        order = list(range(len(self.factors)))
+        rng.shuffle(order)
+        cases = [c for c in self.cases if c in graded]
+        for k in order:
+            chosen: list[str] = []
+            for dep in depends:
+                if any(self.moved[f"{c}|{dep}"][k] for c in chosen):
+                    continue
+                hit = next((c for c in cases if self.moved[f"{c}|{dep}"][k]), None)
+                if hit is not None:
+                    chosen.append(hit)
+            covered = sum(any(self.moved[f"{c}|{d}"][k] for c in chosen) for d in depends)
+            extra = [c for c in cases if c not in chosen][:max(0, min(2, len(cases)) - len(chosen))]
+            ids = tuple(chosen + extra)[:PER_GRADE]
+            if covered == len(depends):
+                return k, ids
+            if covered > best[0]:
+                best = (covered, k, ids)
+        return best[1], best[2]
+
+
+def _path(problem: Problem):
+    return cache_dir("probe") / f"{problem.id}-{content_hash(problem)}-{__version__}.npz"
+
+
+def load(problem: Problem) -> ProbeTable | None:
+    try:
+        with np.load(_path(problem), allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode())
+            outputs = {key: data[f"o{i}"] for i, key in enumerate(meta["keys"])}
+    except (OSError, KeyError, ValueError):
+        return None
+    return ProbeTable(meta["factors"], meta["cases"], outputs, meta["moved"])
+
+
+def _save(problem: Problem, table: ProbeTable) -> None:
+    keys = list(table.outputs)
+    meta = json.dumps({"factors": table.factors, "cases": table.cases, "keys": keys, "moved": table.moved})
+    buf = io.BytesIO()
+    np.savez_compressed(buf, meta=np.frombuffer(meta.encode(), dtype=np.uint8),
+                        **{f"o{i}": table.outputs[k] for i, k in enumerate(keys)})
+    path = _path(problem)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(buf.getvalue())
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed: the table is rebuilt next time
+
+
+def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
+    """Run the reference with the probe on, every candidate case under every factor."""
+    req = problem.meta.requirements
+    ordered = [c for c in problem.cases if not c.hidden] + [c for c in problem.cases if c.hidden]
+    candidates: list[Case] = ordered[:CANDIDATES]
+    factors = [draw_factor() for _ in range(FACTORS)]
+    ref = load_submission(problem.reference_path)
+    request = replace(make_request(ref, problem, candidates), size_probe=[],
+                      probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(factors))
+    run = sandbox.run(request)
+    bad = run.judge_error or (None if run.complete else "it did not finish") or next(
+        (f"case {cid} ended with {c.status}" for cid, c in run.cases.items() if c.status != "ok"), None)
+    if bad:
+        raise ProblemError(problem.reference_path, f"cannot be run under the dependence probe: {bad}")
+    specs = {".".join(o.path): o for o in problem.meta.outputs}
+    outputs: dict[str, list] = {}
+    moved: dict[str, list[bool]] = {}
+    for case in candidates:
+        for dep in req.depends:
+            key = f"{case.id}|{dep}"
+            want = np.asarray(get_path(case.expected, tuple(dep.split("."))), dtype=np.float64)
+            rows, flags = [], []
+            for k in range(len(factors)):
+                probe = next((p for p in run.probes if p.id == case.id and p.factor == k and p.status == "ok"), None)
+                leaf = get_path(probe.output, tuple(dep.split(".")), None) if probe else None
+                if not isinstance(leaf, Leaf):
+                    raise ProblemError(problem.reference_path, f"gave no '{dep}' under the probe on case {case.id}")
+                value = leaf.array.astype(np.float64)
+                rows.append(value)
+                flags.append(value.shape != want.shape or compare(specs[dep], value, want)["excess"] > 1.0)
+            outputs[key], moved[key] = rows, flags
+    table = ProbeTable(factors, [c.id for c in candidates], {k: np.stack(v) for k, v in outputs.items()}, moved)
+    _save(problem, table)
+    return table
+
+
+def get(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
+    return load(problem) or build(problem, sandbox)

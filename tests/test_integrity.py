@@ -1,0 +1,198 @@
+"""A verdict that cannot be faked: requirement checks fail closed, the dependence
+probe is differential, vectorisation is always measured, keyword arguments are
+policed, and no file can crash the judge."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import PROBLEMS, ROOT, SUBMISSIONS, grade_source
+
+P1 = "per_example_grad_clipping"
+
+
+def _grade(problem, path_or_source, pool, cases=None, feedback=None):
+    source = path_or_source.read_text() if hasattr(path_or_source, "read_text") else path_or_source
+    box = pool.free.get()
+    try:
+        return grade_source(problem, source, box, cases, feedback)
+    finally:
+        pool.free.put(box)
+
+
+# ----------------------------------------------------------- missing evidence
+
+def _run(**kw):
+    from grader.sandbox.request import CaseRun, RunResult
+
+    run = RunResult(load_status="ok", cases={"a": CaseRun("a", "ok")}, **kw)
+    return run
+
+
+def test_a_missing_runtime_record_fails_every_rule_that_needs_it():
+    from grader.judge.runtime_checks import check_record
+    from grader.problem import Requirements
+
+    failed = check_record(_run(runtime=None), Requirements(calls=("jax.grad",)))
+    assert [c.passed for c in failed] == [False] and failed[0].verdict == "RJ"
+    assert check_record(_run(runtime=None), Requirements()) == []  # nothing needed, nothing judged
+
+
+def test_a_phase_killed_for_time_gives_its_resource_verdict():
+    from grader.judge.probe_checks import check_vectorized
+    from grader.problem import Requirements
+
+    failed = check_vectorized(_run(phase_failures={"sizes": "timeout"}), Requirements(vectorized=("N",)))
+    assert [(c.passed, c.verdict, c.reason) for c in failed] == [(False, "TLE", "time")]
+
+
+def test_an_unmeasurable_program_is_not_vectorised():
+    from grader.judge.probe_checks import check_vectorized
+    from grader.problem import Requirements
+
+    sizes = [{"size": 2, "eqns": None, "error": "TypeError"}, {"size": 8, "eqns": None, "error": "TypeError"}]
+    failed = check_vectorized(_run(sizes=sizes), Requirements(vectorized=("N",)))
+    assert [(c.passed, c.verdict) for c in failed] == [(False, "RJ")]
+    assert "could not be measured" in failed[0].message
+
+
+def test_a_case_that_never_ran_is_not_a_pass():
+    from grader.judge.verdict import case_outcome
+    from grader.report.model import CaseReport
+
+    outcome = case_outcome(CaseReport("c", "hidden", "--", "not_run", "not run", None))
+    assert outcome.verdict.value == "RE" and outcome.reason == "not_run"
+
+
+def test_the_recorder_keeps_a_bounded_record():
+    from grader.sandbox.child.instrument import MAX_DEPTH, MAX_NESTS, Recorder
+
+    rec = Recorder()
+    for i in range(MAX_NESTS * 4):
+        rec.stack = ["jax.vmap"] * (1 + i % (MAX_DEPTH * 3))
+        rec.note_nest()
+        rec.stack = [f"jax.grad{i}"]
+        rec.note_nest()
+    assert len(rec.nests) <= MAX_NESTS and all(len(n) <= MAX_DEPTH for n in rec.nests) and rec.overflow
+
+
+# ------------------------------------------------------------ probe and policy
+
+def test_probe_factors_are_drawn_per_grade_away_from_one():
+    from grader.judge.request import FACTOR_RANGES, draw_factor
+
+    factors = {draw_factor() for _ in range(50)}
+    assert len(factors) == 50
+    assert all(any(lo <= f <= hi for lo, hi in FACTOR_RANGES) for f in factors)
+    assert all(abs(f - 1.0) >= 0.2 for f in factors)
+
+
+def test_the_probe_table_covers_every_required_output(problem1, pool):
+    from grader.judge import probe_table
+
+    box = pool.free.get()
+    try:
+        table = probe_table.get(problem1, box)
+    finally:
+        pool.free.put(box)
+    rng = random.Random(0)
+    graded = {c.id for c in problem1.cases}
+    picks = [table.choose(graded, problem1.meta.requirements.depends, rng) for _ in range(20)]
+    assert len({k for k, _ in picks}) > 1  # a different factor from grade to grade
+    for k, ids in picks:
+        for dep in problem1.meta.requirements.depends:
+            assert any(table.moved[f"{cid}|{dep}"][k] for cid in ids), (k, ids, dep)
+
+
+def test_keyword_arguments_that_configure_compilation_are_refused():
+    from grader.sandbox.child.guards import PolicyError
+    from grader.sandbox.child.namespace import ModuleTable
+
+    table = ModuleTable()
+    jax, jnp = table.get("jax"), table.get("jax.numpy")
+    with pytest.raises(PolicyError, match="compiler_options"):
+        jax.jit(lambda v: v, compiler_options={"xla_dump_to": "/tmp/x"})
+    with pytest.raises(PolicyError, match="backend"):
+        jax.jit(lambda v: v, backend="cpu")
+    with pytest.raises(PolicyError, match="device"):
+        jnp.zeros(3, device=None)
+    assert int(jax.jit(lambda v, k: v * k, static_argnums=(1,))(2, 3)) == 6  # allowed keywords work
+    assert jnp.zeros(3, dtype=jnp.float32).shape == (3,)
+
+
+# Files of other problems' corpora that `grader validate` also proves; here a test holds them.
+CORPUS = sorted(p for p in SUBMISSIONS.glob("*/*/attack_*.py") if p.parent.parent.name != P1)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.name}")
+def test_attacks_on_other_problems_get_their_folders_verdict(pool, path):
+    from grader.problem import load_problem
+    from grader.problem.corpus import read_expectation
+
+    exp = read_expectation(path)
+    report = _grade(load_problem(PROBLEMS / path.parent.parent.name), path, pool).report
+    assert (report.verdict, report.reason) == (exp.verdict.value, exp.reason or report.reason), report.message
+
+
+def test_program_size_is_measured_before_any_hidden_case(pool):
+    """The sizes in the message cannot depend on what the child saw: they are the same
+    when only the public cases are graded."""
+    from grader.problem import load_problem
+
+    problem = load_problem(PROBLEMS / "ema_with_scan")
+    path = SUBMISSIONS / "ema_with_scan" / "rejected" / "attack_size_probe_channel.py"
+    full = _grade(problem, path, pool).report
+    public = _grade(problem, path, pool, problem.public_cases()).report
+    assert full.verdict == public.verdict == "RJ" and "grows with T" in full.message
+    assert full.message == public.message
+
+
+# ----------------------------------------------------------- the judge stands
+
+def test_a_file_nested_too_deeply_is_a_compile_error():
+    from grader.judge.submission import parse_source
+
+    sub = parse_source("x = " + "+".join(["1"] * 5000))
+    assert sub.tree is None and "nests too deeply" in sub.syntax_error
+
+
+def test_a_failure_of_the_judge_is_an_ie_report(problem1, pool, monkeypatch):
+    from grader.judge import pipeline
+
+    def boom(*a, **k):
+        raise KeyError("secret hidden value 0.123456")
+
+    monkeypatch.setattr(pipeline, "judge_case", boom)
+    report = _grade(problem1, (SUBMISSIONS / P1 / "accepted" / "flat_norm.py"), pool).report
+    assert report.verdict == "IE" and "KeyError" in report.message and "0.123456" not in report.message
+
+
+def test_batch_records_a_file_that_cannot_be_parsed_and_goes_on(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "deep.py").write_text("x = " + "+".join(["1"] * 5000))
+    (folder / "good.py").write_text((SUBMISSIONS / P1 / "compile_error" / "syntax_error.py").read_text())
+    log = tmp_path / "out.jsonl"
+    run = subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--problem", P1, "--out", str(log),
+                          "--no-feedback"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    verdicts = {json.loads(line)["submission"].rsplit("/", 1)[-1]: json.loads(line)["verdict"]
+                for line in log.read_text().splitlines()}
+    assert verdicts == {"deep.py": "CE", "good.py": "CE"}
+
+
+def test_arrays_too_large_to_spell_out_are_described():
+    from grader.sandbox import wire
+
+    packer = wire.Packer(1 << 20)
+    node = packer.encode(np.zeros((2 ** 22, 0), np.float32))
+    leaf = wire.decode_tree(node, packer.blob())
+    assert wire.to_plain(leaf) == "<float32 array of shape (4194304, 0)>"
+    huge = dict(node, shape=[2 ** 30, 0])
+    with pytest.raises(wire.WireError, match="too large"):
+        wire.decode_tree(huge, packer.blob())
