@@ -53,39 +53,57 @@ def _oracles_agree(p: Problem, fns: dict) -> list[Finding]:
     names = list(fns)
     if len(names) < 2:
         return []
-    import copy
-
     first = names[0]
     for case in p.cases:
-        results = {n: fns[n](*[copy.deepcopy(case.input)[a] for a in p.meta.entry.args]) for n in names}
+        results = {}
+        for name in names:
+            try:
+                results[name] = _call(p, fns[name], case.input)
+            except Exception as exc:  # author code: any failure is a finding, never a crash of validate
+                return [Finding("oracles agree", "fail", f"{case.visibility}/{case.id}: oracle '{name}' raised "
+                                f"{type(exc).__name__}: {exc}")]
         for other in names[1:]:
             for spec in p.meta.outputs:
-                a = np.asarray(get_path(results[first], spec.path), dtype=np.float64)
-                b = np.asarray(get_path(results[other], spec.path), dtype=np.float64)
-                cmp = compare(spec, b, a)
-                if a.shape != b.shape or not cmp["excess"] <= ORACLE_AGREEMENT:
-                    return [Finding("oracles agree", "fail", f"{case.id}: oracles '{first}' and '{other}' differ on "
-                                    f"'{dotted(spec.path)}' ({cmp['excess']:.2g}x the tolerance)")]
+                where = f"{case.visibility}/{case.id}: oracles '{first}' and '{other}'"
+                try:
+                    a = np.asarray(get_path(results[first], spec.path), dtype=np.float64)
+                    b = np.asarray(get_path(results[other], spec.path), dtype=np.float64)
+                    excess = compare(spec, b, a)["excess"] if a.shape == b.shape else float("inf")
+                except Exception as exc:
+                    return [Finding("oracles agree", "fail", f"{where} cannot be compared on "
+                                    f"'{dotted(spec.path)}': {type(exc).__name__}: {exc}")]
+                if not excess <= ORACLE_AGREEMENT:
+                    return [Finding("oracles agree", "fail", f"{where} differ on '{dotted(spec.path)}' "
+                                    f"({excess:.2g}x the tolerance)")]
     return [Finding("oracles agree", "pass", f"{', '.join(names)} agree within {ORACLE_AGREEMENT:g} of the "
                     f"tolerance on every case")]
+
+
+def _call(p: Problem, fn, raw_input):
+    import copy
+
+    args = copy.deepcopy(raw_input)
+    return fn(*[args[a] for a in p.meta.entry.args])
 
 
 def _invariants(p: Problem) -> list[Finding]:
     if not p.meta.invariants:
         return []
-    module = load_module(p.oracle_path, f"{p.id}_invariants")
+    module = load_module(p.oracle_path, f"{p.id}_invariants")  # loaded once already by oracles(p)
     out = []
     for name in p.meta.invariants:
         fn = getattr(module, name, None)
         if not callable(fn):
-            return [Finding(f"invariant {name}", "fail", f"oracle.py defines no function '{name}'")]
+            out.append(Finding(f"invariant {name}", "fail", f"oracle.py defines no function '{name}'"))
+            continue
         for case in p.cases:
             try:
-                ok, message = fn(*[case.input[a] for a in p.meta.entry.args])
-            except Exception as exc:
+                ok, message = _call(p, fn, case.input)
+                ok = bool(ok)
+            except Exception as exc:  # raising, or not returning (ok, message), fails the invariant
                 ok, message = False, f"raised {type(exc).__name__}: {exc}"
             if not ok:
-                out.append(Finding(f"invariant {name}", "fail", f"{case.id}: {message}"))
+                out.append(Finding(f"invariant {name}", "fail", f"{case.visibility}/{case.id}: {message}"))
                 break
         else:
             out.append(Finding(f"invariant {name}", "pass", f"holds on all {len(p.cases)} cases"))

@@ -12,7 +12,10 @@ def check_statement(ctx: Context) -> list[Finding]:
     p = ctx.problem
     if not p.statement_path.is_file():
         return []
-    examples = parse_examples(p.statement_path.read_text(encoding="utf-8"))
+    try:
+        examples = parse_examples(p.statement_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Finding("statement examples", "fail", f"statement.md cannot be read: {exc}")]
     if not examples:
         return [Finding("statement examples", "warn", "statement.md shows no worked example in the checkable form")]
     public = {c.id: c for c in p.public_cases()}
@@ -59,44 +62,63 @@ def parse_examples(text: str) -> dict[int, dict[str, str]]:
     return examples
 
 
+class _Printed(float):
+    """A number from the statement that remembers how it was written."""
+
+    text: str
+
+
+def _read_number(text: str) -> _Printed:
+    number = _Printed(text)
+    number.text = text
+    return number
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.(\d+))?(?:[eE]([-+]?\d+))?")
+
+
+def _half_unit(text: str) -> float:
+    """Half a unit in the last printed digit: ``1.8999e-07`` means within 5e-12 of it."""
+    m = _NUMBER.fullmatch(text)
+    decimals, exponent = len(m.group(1) or ""), int(m.group(2) or 0)
+    return 0.5 * 10.0 ** (exponent - decimals)
+
+
 def _digits_mismatch(printed: str, actual) -> str | None:
-    """Compare every number printed with the stored value rounded to the printed digits."""
+    """The first printed number that differs from the stored value by more than half a
+    unit in its last printed digit, or a difference in structure; None when all agree."""
     import json
+    import math
 
     try:
-        shown = json.loads(printed)
+        shown = json.loads(printed, parse_float=_read_number, parse_int=_read_number)
     except ValueError:
         return f"cannot read the printed value {printed!r}"
 
+    def kind(v) -> str:
+        return "an object" if isinstance(v, dict) else "a list" if isinstance(v, list) else \
+            "a number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+
     def walk(a, b, where: str) -> str | None:
+        at = where or "top"
+        if kind(a) != kind(b):
+            return f"the statement prints {kind(a)} at {at}, the case holds {kind(b)}"
         if isinstance(a, dict):
-            if not isinstance(b, dict) or set(a) != set(b):
-                return f"keys differ at {where or 'top'}"
+            if set(a) != set(b):
+                return f"keys differ at {at}"
             return next((r for k in a if (r := walk(a[k], b[k], f"{where}.{k}"))), None)
         if isinstance(a, list):
-            if not isinstance(b, list) or len(a) != len(b):
-                return f"length differs at {where or 'top'}"
+            if len(a) != len(b):
+                return f"length differs at {at}"
             return next((r for i, (x, y) in enumerate(zip(a, b)) if (r := walk(x, y, f"{where}[{i}]"))), None)
-        return None
+        if not isinstance(a, _Printed):  # NaN, Infinity, true, false, null, a string: equal or not
+            same = a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+            return None if same else f"printed {a!r} at {at}, but the case holds {b!r}"
+        allowed = _half_unit(a.text)
+        # The slack covers binary rounding of the stored value (4.55 is stored as 4.5499...).
+        if abs(float(a) - float(b)) <= allowed * (1 + 1e-9):
+            return None
+        return (f"printed {a.text} at {at}, but the case holds {b!r} (differs by {abs(float(a) - float(b)):.3g}, "
+                f"more than half a unit in the last printed digit, {allowed:.3g})")
 
-    def numbers(a, b):
-        if isinstance(a, dict):
-            for k in a:
-                yield from numbers(a[k], b[k])
-        elif isinstance(a, list):
-            for x, y in zip(a, b):
-                yield from numbers(x, y)
-        else:
-            yield a, b
-
-    structural = walk(shown, actual, "")
-    if structural:
-        return structural
-    # Digits as printed: a JSON re-read loses them, so take them from the text itself.
-    printed_numbers = re.findall(r"-?\d+(?:\.(\d+))?(?:[eE][-+]?\d+)?", printed)
-    decimals = [len(frac) for frac in printed_numbers]
-    for i, (a, b) in enumerate(numbers(shown, actual)):
-        d = decimals[i] if i < len(decimals) else 0
-        if abs(float(a) - float(b)) > 0.5 * 10 ** (-d) + 1e-12:
-            return f"printed {a}, but the case holds {b} (differs beyond the {d} printed decimals)"
-    return None
+    return walk(shown, actual, "")

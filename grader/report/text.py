@@ -1,5 +1,7 @@
 """The report as text for people, through rich. Everything a submission controls
-is escaped so that rich never reads it as markup."""
+goes through ``_e``: control characters made visible, so that no escape sequence,
+carriage return or line break reaches the terminal, and markup escaped, so that rich
+never reads it as markup."""
 from __future__ import annotations
 
 import json
@@ -7,6 +9,29 @@ from typing import Any
 
 from ..common.verdicts import Verdict
 from .model import Report
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(ch: str) -> str:
+    code = ord(ch)
+    return _NAMED.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                               else f"\\U{code:08x}")
+
+
+def visible(text: Any, keep: str = "") -> str:
+    """``text`` with every character that is not printable (Python's ``str.isprintable``:
+    C0 and C1 controls such as ESC, CR and BS, DEL, line and paragraph separators, format
+    characters such as bidirectional overrides, lone surrogates, unassigned code points)
+    shown as its escape (``\\x1b``, ``\\n``, ``\\u202e``), except those in ``keep``. A terminal
+    or viewer acts on these instead of showing them: they clear screens, move the cursor,
+    overwrite lines and reorder text. Every report format passes submission strings
+    through this."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in keep else _shown(ch) for ch in text)
 
 
 def _fmt(value: Any, limit: int = 400) -> str:
@@ -20,14 +45,16 @@ def make_console():
 
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    # emoji=False: rich would otherwise turn ":white_check_mark:" in a submission's text into an icon.
+    return Console(highlight=False, emoji=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def _e(value: Any) -> str:
-    """Submission-controlled text, escaped so rich never reads it as markup."""
+    """The one way report text reaches the console: one line, every control character
+    visible, markup escaped."""
     from rich.markup import escape
 
-    return escape(str(value))
+    return escape(visible(value))
 
 
 def render_text(report: Report, console=None) -> None:
@@ -38,7 +65,7 @@ def render_text(report: Report, console=None) -> None:
     ok = report.verdict == Verdict.AC.value
     style = "bold green" if ok else "bold red"
     con.print(Text.assemble((f"{report.verdict} ", style), (report.verdict_title, style),
-                            f"  {report.problem}  {report.submission}"))
+                            f"  {visible(report.problem)}  {visible(report.submission)}"))
     if report.message:
         con.print(f"  {_e(report.message)}")
     if report.hint:
@@ -55,7 +82,7 @@ def render_text(report: Report, console=None) -> None:
             table.add_column(col)
         for case in report.cases:
             t = f"{case.time_ms:.1f}" if case.time_ms is not None else "-"
-            table.add_row(_e(case.id), case.visibility, case.verdict, _e(case.reason or ""), t, _e(case.message))
+            table.add_row(_e(case.id), _e(case.visibility), _e(case.verdict), _e(case.reason or ""), t, _e(case.message))
         con.print(table)
     for case in report.cases:
         if case.visibility != "public" or case.verdict == Verdict.AC.value or case.input is None:
