@@ -152,13 +152,15 @@ def test_export_from_the_installed_judge_pins_the_installed_wheel(installed, tmp
     assert all(packed.read(n) == built.read(n) for n in same)
 
 
-def test_the_installed_catalogue_lies_beneath_a_path_the_sandbox_leaves_readable(installed):
-    """SECURITY.md: in a wheel-installed judge only the language layer hides the built-in
-    catalogue's hidden cases (this test fails once the sandbox learns to leave it out)."""
+def test_the_installed_catalogue_lies_beneath_no_path_the_sandbox_leaves_readable(installed):
+    """SECURITY.md: the sandbox carves the installed catalogue (and its wrong answers) out
+    of site-packages, while the rest of the package stays readable."""
     code = ("import grader, pathlib; from grader.sandbox.env import default_readable_paths; "
-            "print(pathlib.Path(grader.__file__).parent / 'catalogue'); print('\\n'.join(default_readable_paths()))")
+            "print(pathlib.Path(grader.__file__).parent); print('\\n'.join(default_readable_paths()))")
     out = subprocess.run([str(installed["venv"] / "bin" / "python"), "-c", code], cwd=installed["away"],
                          capture_output=True, text=True, timeout=120, env=installed["env"]).stdout.splitlines()
-    catalogue, readable = Path(out[0]), [Path(p) for p in out[1:]]
-    assert (catalogue / P1 / "cases" / "hidden").is_dir()
-    assert any(r == catalogue or r in catalogue.parents for r in readable)
+    package, readable = Path(out[0]), [Path(p) for p in out[1:]]
+    for data in (package / "catalogue", package / "submissions"):
+        assert (data / P1).is_dir()
+        assert not any(r == data or r in data.parents or data in r.parents for r in readable), data
+    assert any(r == package / "sandbox" or r in (package / "sandbox").parents for r in readable)
