@@ -306,5 +306,10 @@ def show(problem_id: str) -> None:
     make_console().print(Markdown(text))
 
 
+from .service.commands import COMMANDS as _SERVICE_COMMANDS  # noqa: E402  (serve, db upgrade, user add)
+
+for _command in _SERVICE_COMMANDS:
+    main.add_command(_command)
+
 if __name__ == "__main__":  # pragma: no cover
     main()
