@@ -26,6 +26,7 @@ class Workers:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._ready: set[str] = set()  # workers whose sandbox started (and warmed up)
         self._pool = None
         self._client = None
         self._filled: set[str] = set()
@@ -80,7 +81,8 @@ class Workers:
         self._wake.set()
 
     def alive(self) -> int:
-        return sum(1 for t in self._threads if t.is_alive() and t.name.startswith("worker-"))
+        """Workers ready to grade: thread running, sandbox started (the first one warmed up)."""
+        return sum(1 for t in self._threads if t.is_alive() and t.name[len("worker-"):] in self._ready)
 
     # -------------------------------------------------------------- the threads
 
@@ -151,6 +153,10 @@ class Workers:
                     self._warm_up(box)
             except Exception:
                 log.exception("worker %s: the sandbox did not start; it will retry at its first job", wid)
+            else:
+                self._ready.add(wid)
+        else:
+            self._ready.add(wid)
         try:
             while not self._stop.is_set():
                 try:
@@ -163,6 +169,7 @@ class Workers:
                     self._wake.clear()
                     continue
                 self._run(wid, job, grade, box)
+                self._ready.add(wid)
         finally:
             if box is not None:
                 self._pool.free.put(box)
