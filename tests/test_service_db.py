@@ -141,7 +141,7 @@ def _dead_worker_holding(db, uid, attempts: int, charged: bool) -> str:
 
 
 def _reap(db, limits=None):
-    return jobs.reap(db, "me", 15.0, 3, lambda r: ie_outcome(r.problem, r.kind, r.id, "interrupted"), limits)
+    return jobs.reap(db, "me", 15.0, 3, lambda r: ie_outcome(r.problem, r.kind, r.id, "interrupted"), limits)[:2]
 
 
 def test_reaper_requeues_a_row_held_by_a_dead_process_in_its_place(db):

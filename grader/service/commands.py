@@ -72,8 +72,10 @@ def _rate(value: str):
               help="Claims of one submission (its worker dying each time) before it is IE.")
 @click.option("--stale-seconds", type=click.FloatRange(3, 3600), default=15.0, show_default=True,
               help="A worker whose heartbeat is older than this is dead; its submissions are requeued.")
+@click.option("--shutdown-grace", type=click.FloatRange(0, 3600), default=10.0, show_default=True,
+              help="Seconds running grades get to finish when the server stops; then they are requeued.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
-          max_pending, queue_cap, max_attempts, stale_seconds) -> None:
+          max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Limits, ServiceConfig, default_db_url
 
@@ -87,7 +89,8 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
     db.close()
     config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
                            scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
-                           limits=limits, max_attempts=max_attempts, stale_seconds=stale_seconds)
+                           limits=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
+                           shutdown_grace=shutdown_grace)
     from .server import serve as run
 
     run(config, explicit_db=db_url is not None)

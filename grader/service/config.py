@@ -75,3 +75,4 @@ class ServiceConfig:
     poll_seconds: float = 0.5
     session_hours: float = 12.0
     warm_up: bool = True
+    shutdown_grace: float = 10.0  # seconds running grades get to finish when the server stops

@@ -111,12 +111,14 @@ def finish(db, job: Job, worker_id: str, outcome: Outcome, limits=None, sandbox:
     return True
 
 
-def release(db, job: Job, worker_id: str) -> None:
-    """Give a claimed row back to the queue, keeping its place in line and its attempts."""
+def release(db, job: Job, worker_id: str, uncount: bool = False) -> None:
+    """Give a claimed row back to the queue, keeping its place in line (and its
+    attempts, unless ``uncount``: a server shutting down was no attempt)."""
+    attempts = Submission.attempts - 1 if uncount else Submission.attempts
     with db.write() as s:
         s.execute(update(Submission).where(Submission.pk == job.pk, Submission.status == "running",
                                            Submission.claimed_by == worker_id)
-                  .values(status="queued", claimed_by=None, started_at=None),
+                  .values(status="queued", claimed_by=None, started_at=None, attempts=attempts),
                   execution_options={"synchronize_session": False})
         s.execute(update(Worker).where(Worker.id == worker_id).values(busy_with=None))
 
@@ -129,6 +131,11 @@ def register(db, instance: str, worker_ids: list[str]) -> None:
         for wid in worker_ids:
             s.add(Worker(id=wid, instance=instance, host=HOST, pid=os.getpid(), started_at=now, heartbeat_at=now,
                          graded=0))
+
+
+def set_zygote(db, worker_id: str, pid: int | None) -> None:
+    with db.write() as s:
+        s.execute(update(Worker).where(Worker.id == worker_id).values(zygote_pid=pid))
 
 
 def beat(db, instance: str) -> None:
@@ -161,14 +168,16 @@ def _dead(w: Worker, me: str, stale_before: datetime) -> bool:
     return w.host == HOST and (w.pid == os.getpid() or not _pid_alive(w.pid))
 
 
-def reap(db, me: str, stale_seconds: float, max_attempts: int, ie_outcome, limits=None) -> tuple[int, int]:
+def reap(db, me: str, stale_seconds: float, max_attempts: int, ie_outcome, limits=None) -> tuple[int, int, list[int]]:
     """Requeue rows held by dead workers; after ``max_attempts`` claims a row is done
-    as IE (``ie_outcome(row) -> Outcome``). Returns (requeued, failed)."""
+    as IE (``ie_outcome(row) -> Outcome``). Returns (requeued, failed, the process
+    groups of the dead workers' sandboxes on this host)."""
     now = utcnow()
     requeued = failed = 0
     with db.write() as s:
         workers = s.scalars(select(Worker)).all()
         dead = {w.id for w in workers if _dead(w, me, now - timedelta(seconds=stale_seconds))}
+        zygotes = [w.zygote_pid for w in workers if w.id in dead and w.host == HOST and w.zygote_pid]
         live = {w.id for w in workers} - dead
         held = s.scalars(select(Submission).where(Submission.status == "running")).all()
         for row in held:
@@ -186,7 +195,7 @@ def reap(db, me: str, stale_seconds: float, max_attempts: int, ie_outcome, limit
                 requeued += 1
         if dead:
             s.execute(delete(Worker).where(Worker.id.in_(dead)))
-    return requeued, failed
+    return requeued, failed, zygotes
 
 
 # ------------------------------------------------------------------ views

@@ -146,6 +146,7 @@ class Worker(Base):
     busy_with: Mapped[str | None] = mapped_column(String(32))
     graded: Mapped[int] = mapped_column(Integer, default=0)
     sandbox: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # layers seen in its last grade
+    zygote_pid: Mapped[int | None] = mapped_column(Integer)  # its sandbox's process group, for the reaper
 
 
 class RateBucket(Base):

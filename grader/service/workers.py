@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from typing import Callable
 
@@ -14,6 +15,7 @@ from ..problem import ProblemError, find_problem
 from . import jobs
 from .config import ServiceConfig
 from .grading import grade_problem, ie_outcome
+from .orphans import kill_group
 
 log = logging.getLogger("grader.service")
 
@@ -28,6 +30,7 @@ class Workers:
         self._threads: list[threading.Thread] = []
         self._ready: set[str] = set()  # workers whose sandbox started (and warmed up)
         self._pool = None
+        self._boxes: list = []
         self._client = None
         self._filled: set[str] = set()
         self._fill_lock = threading.Lock()
@@ -50,6 +53,7 @@ class Workers:
             from ..sandbox.host import Pool
 
             self._pool = Pool(self.config.workers)
+            self._boxes = list(self._pool.free.queue)
             grade = None
         for wid in self.ids:
             t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
@@ -59,13 +63,20 @@ class Workers:
         beat.start()
         self._threads.append(beat)
 
-    def stop(self, timeout: float = 15.0) -> None:
-        """Stop claiming, let current grades finish for ``timeout`` seconds; rows still
-        held then are requeued by the next start (or another server's reaper)."""
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop claiming and let current grades finish for ``grace`` seconds; then end
+        the sandboxes still grading (zygote and child), whose rows go back to the queue
+        uncounted. A row still held after that is requeued by the next start."""
         self._stop.set()
         self._wake.set()
+        deadline = time.monotonic() + grace
         for t in self._threads:
-            t.join(timeout=timeout / max(1, len(self._threads)))
+            t.join(timeout=max(0.0, deadline - time.monotonic()))
+        for box in self._boxes:
+            if box.proc is not None:
+                kill_group(box.proc.pid)
+        for t in self._threads:
+            t.join(timeout=5.0)
         if not any(t.is_alive() for t in self._threads):
             try:
                 jobs.unregister(self.db, self.instance)
@@ -93,9 +104,12 @@ class Workers:
             return ie_outcome(row.problem, row.kind, row.id,
                               f"grading was interrupted {row.attempts} times (the worker grading it died each time)")
 
-        requeued, dead = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed, c.limits)
-        if requeued or dead:
-            log.warning("requeued %d submission(s) left running by a dead worker; %d failed as IE", requeued, dead)
+        requeued, dead, zygotes = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
+                                            c.limits)
+        orphans = sum(kill_group(pgid) for pgid in zygotes)
+        if requeued or dead or orphans:
+            log.warning("requeued %d submission(s) left running by a dead worker; %d failed as IE; "
+                        "%d orphaned sandbox process(es) ended", requeued, dead, orphans)
             self.wake()
         return requeued, dead
 
@@ -149,6 +163,7 @@ class Workers:
             box = self._pool.free.get()
             try:
                 box.start()
+                jobs.set_zygote(self.db, wid, box.proc.pid)
                 if self.config.warm_up and wid == self.ids[0]:
                     self._warm_up(box)
             except Exception:
@@ -168,8 +183,11 @@ class Workers:
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue
+                zygote = box.proc.pid if box is not None and box.proc is not None else None
                 self._run(wid, job, grade, box)
                 self._ready.add(wid)
+                if box is not None and box.proc is not None and box.proc.pid != zygote:
+                    jobs.set_zygote(self.db, wid, box.proc.pid)  # the sandbox restarted its zygote
         finally:
             if box is not None:
                 self._pool.free.put(box)
@@ -190,7 +208,10 @@ class Workers:
             except Exception as exc:  # the judge's own bug: the learner gets IE, the log the trace
                 log.exception("grading %s failed", job.id)
                 outcome = ie_outcome(job.problem, job.kind, job.id, f"the judge failed ({type(exc).__name__})")
-        if outcome.verdict == "IE" and job.attempts < c.max_attempts and not self._stop.is_set():
+        if outcome.verdict == "IE" and self._stop.is_set():
+            jobs.release(self.db, job, wid, uncount=True)  # ended by the shutdown, not the submission's doing
+            return
+        if outcome.verdict == "IE" and job.attempts < c.max_attempts:
             jobs.release(self.db, job, wid)  # maybe transient (a zygote died): try again, in line
             return
         sandbox = outcome.report.get("sandbox") or None

@@ -64,7 +64,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
         try:
             yield
         finally:
-            workers.stop()
+            workers.stop(config.shutdown_grace)
 
     app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url="/docs",
                   openapi_url="/openapi.json",

@@ -97,6 +97,7 @@ def upgrade() -> None:
         sa.Column("busy_with", sa.String(32), nullable=True),
         sa.Column("graded", sa.Integer, nullable=False),
         sa.Column("sandbox", DOC, nullable=True),
+        sa.Column("zygote_pid", sa.Integer, nullable=True),
     )
     op.create_index("ix_workers_instance", "workers", ["instance"])
     op.create_table(
