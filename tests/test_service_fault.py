@@ -89,6 +89,8 @@ def test_a_killed_server_loses_and_duplicates_nothing(db_url):  # noqa: F811
     requeued = re.search(r"requeued (\d+) submission\(s\) left running by a dead worker", restarted.output())
     assert requeued and int(requeued.group(1)) >= 1
     assert not [g for g in zygotes if _members(g)]  # the dead server's sandboxes were ended, not left to run
+    ended = re.search(r"(\d+) orphaned sandbox process\(es\) ended", restarted.output())
+    assert ended and int(ended.group(1)) >= 1  # at least the child stuck in the slow module
     db = open_database(db_url)
     with db.read() as s:
         rows = s.scalars(select(Submission)).all()

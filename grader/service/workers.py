@@ -36,6 +36,7 @@ class Workers:
         self._fill_lock = threading.Lock()
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
+        self.on_change: Callable[[], None] = lambda: None  # a row this server holds changed status
 
     # -------------------------------------------------------------- life cycle
 
@@ -111,6 +112,7 @@ class Workers:
             log.warning("requeued %d submission(s) left running by a dead worker; %d failed as IE; "
                         "%d orphaned sandbox process(es) ended", requeued, dead, orphans)
             self.wake()
+            self.on_change()
         return requeued, dead
 
     def _heartbeat(self) -> None:
@@ -183,8 +185,10 @@ class Workers:
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue
+                self.on_change()
                 zygote = box.proc.pid if box is not None and box.proc is not None else None
                 self._run(wid, job, grade, box)
+                self.on_change()
                 self._ready.add(wid)
                 if box is not None and box.proc is not None and box.proc.pid != zygote:
                     jobs.set_zygote(self.db, wid, box.proc.pid)  # the sandbox restarted its zygote

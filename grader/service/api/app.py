@@ -3,6 +3,7 @@ body size limit, one JSON shape for every error (``{"detail": message}``), and t
 workers started and stopped with the application."""
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, HTTPException, Request
@@ -14,6 +15,7 @@ from ... import __version__
 from ..accounts import AccountError
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from . import auth, instructor, problems, submissions
+from .changes import Changes
 from .deps import Context
 from .schemas import HealthOut
 
@@ -60,6 +62,8 @@ def _validation_message(exc: RequestValidationError) -> str:
 def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        changes.bind(asyncio.get_running_loop())
+        workers.on_change = changes.notify
         workers.start()
         try:
             yield
@@ -70,7 +74,8 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
                   openapi_url="/openapi.json",
                   description="Grade JAX submissions: Run (public cases, full feedback) and Submit (every case, "
                               "hidden ones reduced). Authenticate with a bearer token or a session cookie.")
-    app.state.ctx = Context(config, db, workers)
+    changes = Changes()
+    app.state.ctx = Context(config, db, workers, changes)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

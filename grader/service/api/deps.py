@@ -23,6 +23,7 @@ class Context:
     config: ServiceConfig
     db: object
     workers: object  # grader.service.workers.Workers
+    changes: object  # .changes.Changes
 
 
 def ctx(request: Request) -> Context:

@@ -47,6 +47,7 @@ def rejudge(problem_id: str, who: Principal = Depends(instructor), c: Context = 
                               started_at=None, charged=False),
                       execution_options={"synchronize_session": False}).rowcount
     c.workers.wake()
+    c.changes.notify()
     return RejudgeOut(problem=problem_id, problem_version=version, requeued=n)
 
 
