@@ -19,6 +19,9 @@ ACCEPTED, WRONG = "accepted/flat_norm.py", "wrong_answer/norm_without_bias.py"
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("service")
     problems = problem_copy(root / "problems")
+    broken = problems / "broken_problem"  # listed (it has a problem.toml) but cannot be loaded: grading is IE
+    broken.mkdir()
+    (broken / "problem.toml").write_text("title = [unterminated\n")
     url = sqlite_url(root)
     tokens = {name: make_user(url, f"{name}@example.org", instructor=name == "teacher",
                               password="correct horse" if name == "cookie" else None)
@@ -142,6 +145,9 @@ def test_someone_elses_submission_is_404_like_one_that_does_not_exist(clients, g
         assert r.status_code == 404 and r.json() == {"detail": "no such submission"}, path
     assert all(row["id"] != sid for row in bob.get("/submissions").json())
     assert any(row["id"] == sid for row in clients["ann"].get("/submissions").json())
+    assert all(row["id"] != sid for row in clients["ann"].get("/submissions", params={"user": "bob@example.org"}).json())
+    mine = clients["teacher"].get("/submissions", params={"user": "ann@example.org"}).json()
+    assert sid in [r["id"] for r in mine] and {r["user"] for r in mine} == {"ann@example.org"}
 
 
 def test_oversized_source_and_body_get_413(clients):
@@ -243,6 +249,33 @@ def test_cookie_sessions_need_the_csrf_token_on_writes(env):
         wait_done(server.client(env[1]["teacher"]), ok.json()["id"])
 
 
+def test_sessions_expire_and_cookies_are_secure_behind_an_https_proxy(env):
+    from sqlalchemy import update
+
+    from grader.service.models import WebSession, utcnow
+    from grader.service.server import open_database
+
+    server, _, _ = env
+    creds = {"email": "cookie@example.org", "password": "correct horse"}
+    with server.client() as c:
+        r = c.post("/auth/login", json=creds, headers={"X-Forwarded-Proto": "https"})
+        assert r.status_code == 200 and "secure" in r.headers["set-cookie"].lower()
+    with server.client() as c:
+        r = c.post("/auth/login", json=creds)
+        assert "secure" not in r.headers["set-cookie"].lower()
+        assert c.get("/me").status_code == 200
+        db = open_database(server.db_url)
+        with db.write() as s:
+            s.execute(update(WebSession).values(expires_at=utcnow()))
+        db.close()
+        assert c.get("/me").status_code == 401
+
+
+def test_no_cors_headers_for_other_origins(env, clients):
+    r = clients["ann"].get("/problems", headers={"Origin": "https://evil.example"})
+    assert r.status_code == 200 and not any(h.startswith("access-control-") for h in r.headers)
+
+
 def test_tokens_are_created_listed_and_revoked(env, clients):
     server, _, _ = env
     bob = clients["bob"]
@@ -258,12 +291,18 @@ def test_tokens_are_created_listed_and_revoked(env, clients):
     assert bob.post("/tokens", json={"name": "   "}).status_code == 422
 
 
-def test_compile_errors_do_not_consume_submit_budget(clients):
+def test_compile_errors_and_judge_failures_do_not_consume_submit_budget(clients):
     cat = clients["cat"]  # Submit budget: 2 per hour
-    for _ in range(3):
+    for _ in range(2):
         r = post(cat, corpus("compile_error/imports_os.py"), "submit")
         assert r.status_code == 202, r.text
         assert wait_done(cat, r.json()["id"])["verdict"] == "CE"
+    for _ in range(2):
+        r = post(cat, corpus(ACCEPTED), "submit", problem="broken_problem")
+        assert r.status_code == 202, r.text
+        ie = wait_done(cat, r.json()["id"])
+        assert (ie["verdict"], ie["attempts"]) == ("IE", 3)  # retried, then IE with the reason
+        assert ie["report"]["reason"] == "judge" and "cannot be loaded" in ie["report"]["message"]
     for _ in range(2):
         r = post(cat, corpus("rejected/analytic_in_strings.py"), "submit")
         assert r.status_code == 202
@@ -283,6 +322,7 @@ def test_gradebook_keeps_the_best_and_the_last_verdict(clients):
     assert (row["best_verdict"], row["last_verdict"], row["submits"]) == ("AC", "WA", 2)
     assert row["best_passed"] == row["best_total"] == 39 and row["best_problem_version"]
     assert not any(r["learner"] == "teacher@example.org" for r in rows)
+    assert not any(r["learner"] == "cat@example.org" and r["problem"] == "broken_problem" for r in rows)  # IE only
     csv_text = teacher.get("/gradebook", params={"format": "csv"})
     assert csv_text.headers["content-type"].startswith("text/csv")
     assert csv_text.text.splitlines()[0].startswith("learner,problem,best_verdict")

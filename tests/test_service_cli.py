@@ -2,6 +2,8 @@
 refusals and first-start message; bad input gets one message and exit status 2."""
 from __future__ import annotations
 
+import hashlib
+import os
 import subprocess
 import sys
 
@@ -23,6 +25,18 @@ def test_db_upgrade_creates_then_keeps_the_schema(tmp_path):
     assert (tmp_path / "new" / "folder" / "judge.sqlite3").is_file()
 
 
+def test_without_db_the_database_is_a_sqlite_file_in_the_current_folder_or_jaxjudge_db(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("JAXJUDGE_DB", None)
+    run = [sys.executable, "-m", "grader", "db", "upgrade"]
+    done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and (tmp_path / "jaxjudge.sqlite3").is_file()
+    other = tmp_path / "elsewhere.sqlite3"
+    done = subprocess.run(run, cwd=tmp_path, env={**env, "JAXJUDGE_DB": f"sqlite:///{other}"}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and other.is_file()
+
+
 def test_user_add_with_password_and_token_then_refuses_a_duplicate(tmp_path):
     url = sqlite_url(tmp_path)
     done = grader("user", "add", "Teacher@Example.org", "--instructor", "--password-stdin", "--token", "cli",
@@ -30,6 +44,9 @@ def test_user_add_with_password_and_token_then_refuses_a_duplicate(tmp_path):
     assert done.returncode == 0 and "added instructor teacher@example.org" in done.stdout
     token = done.stdout.split("API token (shown once): ")[1].strip()
     assert token.startswith("jjt_")
+    stored = (tmp_path / "judge.sqlite3").read_bytes() + (tmp_path / "judge.sqlite3-wal").read_bytes()
+    assert b"$argon2id$" in stored and b"long enough password" not in stored  # an argon2id hash, not the password
+    assert token.encode() not in stored and hashlib.sha256(token.encode()).hexdigest().encode() in stored
     again = grader("user", "add", "teacher@example.org", "--no-password", "--db", url)
     assert again.returncode == 2 and again.stderr == "error: teacher@example.org already has an account\n"
 

@@ -183,3 +183,49 @@ def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged
     assert row.report["reason"] == "judge" and row.report["message"] == "interrupted"
     assert row.report["total"] > 0 and row.finished_at.tzinfo == timezone.utc
     assert tokens == pytest.approx(1.0, abs=0.01)  # the token taken for it came back
+
+
+def test_an_unknown_email_costs_an_argon2_verification_too(db):
+    from grader.service import accounts
+
+    make_user(db.url, "known@example.org", password="a real password")
+    with db.write() as s:
+        assert accounts.verify_password(s, "nobody@example.org", "whatever") is None
+        assert accounts._DUMMY_HASH and accounts._DUMMY_HASH[0].startswith("$argon2id$")
+        assert accounts.verify_password(s, "KNOWN@example.org ", "a real password").email == "known@example.org"
+        assert accounts.verify_password(s, "known@example.org", "wrong password") is None
+
+
+def test_gradebook_csv_defuses_spreadsheet_formulas():
+    from grader.service.gradebook import COLUMNS, to_csv
+
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(learner="=HYPERLINK(\"http://x\")@example.org", problem="p")
+    line = to_csv([row]).splitlines()[1]
+    assert line.startswith("\"'=HYPERLINK")
+
+
+def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(db):
+    from grader.service.accounts import Principal
+    from grader.service.admission import Refused, admit
+
+    uid = _user(db)
+    who = Principal(uid, "a@example.org", "learner", "token")
+    limits = Limits(run=Rate(100, 60.0), pending_per_learner=3)
+    results: list[str] = []
+    start = threading.Barrier(10)
+
+    def one(i):
+        start.wait()
+        try:
+            admit(db, who, P1, "run", f"x = {i}", None, limits, 1)
+            results.append("ok")
+        except Refused as exc:
+            results.append(str(exc.status))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(results) == ["429"] * 7 + ["ok"] * 3

@@ -85,10 +85,48 @@ def test_instructors_are_exempt_from_learner_limits_but_not_the_queue_cap(env):
     assert post(c["pat"], SRC, "run").status_code == 503
 
 
+def _done_row(url: str, email: str, version: str, verdict: str) -> str:
+    from sqlalchemy import select
+
+    from grader.service import jobs
+    from grader.service.models import User, utcnow
+    from grader.service.server import open_database
+
+    db = open_database(url)
+    with db.write() as s:
+        uid = s.scalar(select(User.id).where(User.email == email))
+        sub = jobs.enqueue(s, uid, P1, "submit", SRC, "0" * 64)
+        sub.status, sub.verdict, sub.passed, sub.total = "done", verdict, 39, 39
+        sub.problem_version, sub.finished_at = version, utcnow()
+        sid = sub.id
+    db.close()
+    return sid
+
+
+def test_rejudge_requeues_stale_submits_behind_the_learners_keeping_their_verdict(env):
+    server, c = env
+    teacher = c["teacher"]
+    from grader.problem import find_problem
+    from grader.problem.catalogue import content_hash
+
+    current = content_hash(find_problem(P1))
+    stale = _done_row(server.db_url, "bob@example.org", "an-old-version", "WA")
+    fresh = _done_row(server.db_url, "bob@example.org", current, "AC")
+    r = teacher.post(f"/problems/{P1}/rejudge")
+    assert r.json() == {"problem": P1, "problem_version": current, "requeued": 1}
+    view = teacher.get(f"/submissions/{stale}").json()
+    assert (view["status"], view["verdict"], view["problem_version"]) == ("queued", "WA", "an-old-version")
+    depth = teacher.get("/queue").json()["depth"]
+    assert view["queue"]["position"] == depth  # behind every learner's queued work
+    assert teacher.get(f"/submissions/{fresh}").json()["status"] == "done"
+    assert teacher.post(f"/problems/{P1}/rejudge", params={"all": "true"}).json()["requeued"] == 1
+    assert teacher.get(f"/submissions/{fresh}").json()["status"] == "queued"
+
+
 def test_queue_reports_depth_oldest_age_and_idle_workers(env):
     _, c = env
     q = c["teacher"].get("/queue").json()
-    assert q["depth"] == 8 and q["running"] == 0 and q["queued_by_kind"]["submit"] >= 2
+    assert q["depth"] == 10 and q["running"] == 0 and q["queued_by_kind"]["submit"] >= 2
     assert q["oldest_age_seconds"] > 0 and q["workers"] == {"alive": 0, "busy": 0}
 
 

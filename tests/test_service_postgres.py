@@ -46,3 +46,21 @@ def test_limits_gradebook_and_rejudge_on_postgresql(env):
     after = wait_done(ann, ac.json()["id"])
     assert after["problem_version"] == r["problem_version"] and after["total"] == 40
     assert teacher.get("/queue").json()["depth"] == 0
+
+
+def test_healthz_is_503_when_the_database_is_gone(postgres, tmp_path):  # noqa: F811
+    import psycopg
+
+    url = postgres.new_database()
+    server = Server(url, workers=0).start()
+    try:
+        with server.client() as c:
+            assert c.get(server.base + "/healthz").json()["database"] is True
+            name = url.rsplit("/", 1)[1]
+            with psycopg.connect(f"host=127.0.0.1 port={postgres.port} user=postgres dbname=postgres",
+                                 autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            r = c.get(server.base + "/healthz")
+            assert r.status_code == 503 and r.json()["database"] is False and r.json()["ok"] is False
+    finally:
+        server.stop()
