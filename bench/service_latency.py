@@ -33,12 +33,14 @@ def main() -> None:
     from grader.service.grading import grade_problem
 
     problem, feedback = find_problem(P1), not opts.no_feedback
-    files = sorted(p for folder in ("accepted", "wrong_answer") for p in (ROOT / "submissions" / P1 / folder).glob("*.py")
+    files = sorted(p for folder in ("accepted", "wrong_answer")
+                   for p in (ROOT / "submissions" / P1 / folder).glob("*.py")
                    if "\n# attack:" not in "\n" + p.read_text())
     with tempfile.TemporaryDirectory() as tmp:
         url = opts.db or f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
         token = make_user(url, "bench@example.org")
-        args = ["--run-limit", "100000/min", "--submit-limit", "100000/min"] + (["--no-feedback"] if opts.no_feedback else [])
+        args = ["--run-limit", "100000/min", "--submit-limit", "100000/min"]
+        args += ["--no-feedback"] if opts.no_feedback else []
         server = Serve(url, *args, workers=2).start()
         try:
             for kind in ("run", "submit"):  # one of each untimed: the first grade of a kind builds caches

@@ -44,7 +44,7 @@ def test_user_add_with_password_and_token_then_refuses_a_duplicate(tmp_path):
     assert done.returncode == 0 and "added instructor teacher@example.org" in done.stdout
     token = done.stdout.split("API token (shown once): ")[1].strip()
     assert token.startswith("jjt_")
-    stored = (tmp_path / "judge.sqlite3").read_bytes() + (tmp_path / "judge.sqlite3-wal").read_bytes()
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("judge.sqlite3*"))
     assert b"$argon2id$" in stored and b"long enough password" not in stored  # an argon2id hash, not the password
     assert token.encode() not in stored and hashlib.sha256(token.encode()).hexdigest().encode() in stored
     again = grader("user", "add", "teacher@example.org", "--no-password", "--db", url)

@@ -9,7 +9,7 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -163,7 +163,3 @@ def end_session(session: Session, session_id: int) -> None:
     ws = session.get(WebSession, session_id)
     if ws is not None:
         session.delete(ws)
-
-
-def expired_before(now: datetime) -> object:
-    return WebSession.expires_at <= now

@@ -227,7 +227,8 @@ def stats(s: Session, stale_seconds: float) -> dict:
     workers = s.scalars(select(Worker)).all()
     alive = [w for w in workers if w.heartbeat_at >= now - timedelta(seconds=stale_seconds)]
     return {"depth": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),
-            "done": int(counts.get("done", 0)), "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in ("run", "submit")},
+            "done": int(counts.get("done", 0)),
+            "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in ("run", "submit")},
             "oldest_age_seconds": round((now - oldest).total_seconds(), 3) if oldest else None,
             "workers": {"alive": len(alive), "busy": sum(1 for w in alive if w.busy_with)}}
 

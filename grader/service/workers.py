@@ -36,7 +36,7 @@ class Workers:
         self._fill_lock = threading.Lock()
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
-        self.on_change: Callable[[], None] = lambda: None  # a row this server holds changed status
+        self.on_change: Callable[..., None] = lambda sub_id=None: None  # a row changed status (None: any)
 
     # -------------------------------------------------------------- life cycle
 
@@ -185,16 +185,28 @@ class Workers:
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue
-                self.on_change()
+                self.on_change(job.id)
                 zygote = box.proc.pid if box is not None and box.proc is not None else None
-                self._run(wid, job, grade, box)
-                self.on_change()
+                try:
+                    self._run(wid, job, grade, box)
+                except Exception:  # the database failed us: hand the row back as soon as it can be
+                    log.exception("worker %s: could not record %s; releasing it", wid, job.id)
+                    self._release_when_possible(job, wid)
+                self.on_change(job.id)
                 self._ready.add(wid)
                 if box is not None and box.proc is not None and box.proc.pid != zygote:
                     jobs.set_zygote(self.db, wid, box.proc.pid)  # the sandbox restarted its zygote
         finally:
             if box is not None:
                 self._pool.free.put(box)
+
+    def _release_when_possible(self, job: jobs.Job, wid: str) -> None:
+        for _ in range(30):
+            try:
+                return jobs.release(self.db, job, wid)
+            except Exception:
+                if self._stop.wait(2.0):
+                    return
 
     def _run(self, wid: str, job: jobs.Job, grade: Callable | None, box) -> None:
         c = self.config

@@ -123,7 +123,7 @@ async def events(sub_id: str, who: Principal = Depends(current), c: Context = De
         deadline = loop.time() + EVENT_SECONDS
         yield "retry: 1000\n\n"
         while loop.time() < deadline:
-            change = c.changes.listen()
+            change = c.changes.listen(sub_id)
             sub, _, pos = await run_in_threadpool(_load, c, who, sub_id)
             state = {"id": sub.id, "status": sub.status, "verdict": sub.verdict, "position": pos,
                      "passed": sub.passed, "total": sub.total}
@@ -132,9 +132,9 @@ async def events(sub_id: str, who: Principal = Depends(current), c: Context = De
                 yield f"event: {name}\ndata: {json.dumps(state)}\n\n"
                 last = state
             if sub.status == "done":
-                c.changes.waiters.discard(change)
+                c.changes.forget(sub_id, change)
                 return
-            await c.changes.wait(change, 1.0)
+            await c.changes.wait(sub_id, change, 1.0)
         yield "event: timeout\ndata: {}\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream",
