@@ -343,5 +343,10 @@ from .export.command import export  # noqa: E402  (its own module: ``grader expo
 
 main.add_command(export)
 
+from .service.commands import COMMANDS as _SERVICE_COMMANDS  # noqa: E402  (serve, db upgrade, user add)
+
+for _command in _SERVICE_COMMANDS:
+    main.add_command(_command)
+
 if __name__ == "__main__":  # pragma: no cover
     main()
