@@ -122,3 +122,48 @@ def test_zygote_restarts_cold_when_its_warm_up_starts_a_thread(problem1):
         assert report.verdict == "AC"  # and its children run (no deadlock)
     finally:
         box.close()
+
+
+def _children(pid: int) -> list[int]:
+    import os
+
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            found += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
+        except OSError:
+            pass
+    return found
+
+
+def test_a_judge_that_goes_away_takes_the_running_child_with_it(problem1):
+    """The judge closing its pipe mid-run (it died) ends the zygote and the child it runs,
+    instead of leaving the child to spin until its CPU limit."""
+    import os
+    import time
+
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+    from grader.sandbox import wire
+    from grader.sandbox.host import Sandbox
+
+    spin = "import jax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n    while True:\n        pass\n"
+    box = Sandbox()
+    box.start()
+    import dataclasses
+
+    # A long time limit: without the watch on the judge's pipe the zygote would wait it out.
+    request = dataclasses.replace(make_request(parse_source(spin), problem1, problem1.public_cases()),
+                                  time_seconds=600.0)
+    header, blob = request.frame()
+    wire.write_frame(box.proc.stdin, header, blob)
+    deadline, kids = time.monotonic() + 60, []
+    while time.monotonic() < deadline and not kids:
+        kids = _children(box.proc.pid)
+        time.sleep(0.05)
+    assert kids, "the zygote never forked a child"
+    box.proc.stdin.close()
+    box.proc.wait(timeout=30)
+    time.sleep(0.5)
+    assert not [k for k in kids if os.path.exists(f"/proc/{k}") and
+                open(f"/proc/{k}/stat").read().split(")")[1].split()[0] != "Z"]

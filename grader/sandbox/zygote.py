@@ -95,7 +95,11 @@ def _threads() -> int:
         return 0
 
 
-def _relay(r: int, pid: int, request: dict, out) -> dict:
+class JudgeGone(Exception):
+    """The judge closed the request pipe while a child ran: the judge died."""
+
+
+def _relay(r: int, pid: int, request: dict, out, judge: int | None = None) -> dict:
     per_case, load = float(request["time_seconds"]), float(request["load_seconds"])
     cap = int(request["output_bytes"]) + HEADROOM
     deadline = time.monotonic() + float(request["load_seconds"]) + STARTUP_SLACK
@@ -108,9 +112,13 @@ def _relay(r: int, pid: int, request: dict, out) -> dict:
         if left <= 0:
             killed = "timeout"
             break
-        ready, _, _ = select.select([r], [], [], left)
+        ready, _, _ = select.select([r] if judge is None else [r, judge], [], [], left)
         if not ready:
             continue
+        if judge in ready:  # the judge sends nothing while a child runs: this is its end
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise JudgeGone()
         chunk = os.read(r, 1 << 20)
         if not chunk:
             break
@@ -182,7 +190,10 @@ def serve(inp, out) -> None:
             child.main(request, blob, w)
         os.close(w)
         del blob
-        wire.write_frame(out, _relay(r, pid, request, out))
+        try:
+            wire.write_frame(out, _relay(r, pid, request, out, inp.fileno()))
+        except JudgeGone:
+            return
 
 
 def main() -> None:
