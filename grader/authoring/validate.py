@@ -15,6 +15,7 @@ from ..common.trees import dotted, get_path
 from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input
+from .box_check import check_box
 from .context import Context, Finding
 from .grading_checks import check_reference, check_submissions
 from .oracle_checks import check_oracles
@@ -78,7 +79,7 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
 
 
 CHECKS: list[Callable[[Context], list[Finding]]] = [
-    check_files, check_cases, check_statement, check_oracles, check_reference, check_submissions]
+    check_files, check_cases, check_statement, check_oracles, check_reference, check_box, check_submissions]
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

@@ -1,5 +1,5 @@
-# reason: nan
-# hint: exp(logits) / sum(exp(logits)) overflows for large logits; subtract the largest logit first (or use jax.nn.log_softmax).
+# reason: value
+# hint: exp(logits) / sum(exp(logits)) overflows for large logits (its backward pass squares the sum, which overflows from logits of about 45: wrong gradients, then NaN); subtract the largest logit first (or use jax.nn.log_softmax).
 import jax
 import jax.numpy as jnp
 
