@@ -165,7 +165,9 @@ def test_missing_oracle_function_is_named(problem_copy):
 
     root = problem_copy()
     toml = root / "problem.toml"
-    toml.write_text(toml.read_text().replace('functions = ["oracle"]', 'functions = ["oracle", "oracle_two"]'))
+    text = toml.read_text()
+    assert 'functions = ["oracle"' in text
+    toml.write_text(text.replace('functions = ["oracle"', 'functions = ["oracle", "oracle_two"', 1))
     found = findings(check_oracles, root)
     assert len(found) == 1 and found[0].startswith("oracles: ") and "no function 'oracle_two'" in found[0], found
 
@@ -271,7 +273,8 @@ def test_oracle_that_raises_is_a_failure_naming_it_and_the_case(problem_copy):
     root = problem_copy()
     break_oracle(root, "    n = x.shape[0]\n", "    n = x.shape[0]\n    if n == 3:\n        raise ValueError('boom')\n")
     found = findings(check_oracles, root)
-    assert len(found) == 1 and found[0].startswith("oracle oracle: public/example_") and \
+    # The raising oracle is named with the case; other oracles may then also disagree with it.
+    assert found and found[0].startswith("oracle oracle: public/example_") and \
         found[0].endswith("raised ValueError: boom"), found
 
 
