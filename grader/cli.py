@@ -154,8 +154,14 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading submissions in parallel.")
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
-def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -> None:
+@click.option("--mutants", is_flag=True, help="Also grade every first-order mutant of the reference and report "
+              "the holes of the test suite (non-zero exit status when there is one).")
+def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
+    import contextlib
+    import time
+
+    from .authoring.mutants import MUTATION_CHECKS, MutationSession
     from .authoring.validate import validate_problem
     from .problem import NAME_RE, all_problem_ids
     from .report.text import make_console
@@ -169,16 +175,23 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -
         if not NAME_RE.match(pid) or not (problems_root() / pid).is_dir():
             _fail(f"{pid}: no such problem under {problems_root()}")
     failed = 0
-    with Pool(workers) as pool:
+    started = time.monotonic()
+    with Pool(workers) as pool, (MutationSession() if mutants else contextlib.nullcontext()) as session:
         for pid in ids:
             con.print(f"[bold]{pid}[/bold]")
-            _, findings = validate_problem(problems_root() / pid, pool, not no_submissions)
+            _, findings = validate_problem(problems_root() / pid, pool, not no_submissions, mutation=session)
             for f in findings:
                 mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "warn": "[yellow]WARN[/yellow]"}[f.status]
-                con.print(f"  {mark} {f.check}: {f.message}")
+                if f.check in MUTATION_CHECKS:  # unwrapped, no markup: a suggested input stays valid JSON
+                    con.print(f"  {mark} {f.check}: ", end="")
+                    con.print(f.message, markup=False, highlight=False, soft_wrap=True)
+                else:
+                    con.print(f"  {mark} {f.check}: {f.message}")
             bad = sum(1 for f in findings if f.status == "fail")
             failed += bad > 0
             con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")
+    if session is not None:
+        session.print_table(con, time.monotonic() - started)
     con.print(f"{len(ids) - failed}/{len(ids)} problem(s) valid")
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
