@@ -183,6 +183,23 @@ def test_a_sentence_of_the_statement_excludes_ties():
     assert not statement_excludes_ties(STATEMENT)
 
 
+def test_the_search_pushes_generated_inputs_to_their_edges_within_the_constraints(tmp_path):
+    from grader.authoring.mutation_search import FUZZ_PER_INPUT, fuzzed
+    from grader.problem import load_problem
+    from grader.problem.inputs import check_input
+    from grader.problem.modules import generated_inputs
+
+    problem = load_problem(make_gate(tmp_path))
+    raws = [raw for _, raw in generated_inputs(problem, 20, 3)]
+    pushed = fuzzed(problem, raws)
+    assert len(pushed) == FUZZ_PER_INPUT * len(raws)
+    for raw in pushed:
+        check_input(problem.meta, raw)
+    edges = {0.0, -4.0, 4.0, -2.0, 2.0}
+    assert not any(v in edges for raw in raws for v in raw["x"] + [raw["t"]])
+    assert sum(any(v in edges for v in raw["x"] + [raw["t"]]) for raw in pushed) >= len(pushed) // 2
+
+
 # ---------------------------------------------------------- with the worker
 
 def test_a_mutant_only_the_hidden_cases_catch_is_counted_as_killed(gate):
@@ -199,6 +216,8 @@ def test_a_mutant_one_or_two_hidden_cases_catch_is_a_warning(gate):
     assert any("jnp.where(x > t, x * 1.0, 0.0) -> x * 1.0" in f.message and "1 hidden case(s)" in f.message
                for f in weak), weak
     assert all(o.hidden_kills in (1, 2) for o in gate.weak)
+    summary = findings(gate)[0].message
+    assert f"hidden cases per killed mutant: 1 for {sum(o.hidden_kills == 1 for o in gate.weak)}, 2 for" in summary
 
 
 def test_the_switched_program_grades_each_mutant_as_its_own_program_does(tmp_path):

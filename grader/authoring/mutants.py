@@ -208,7 +208,8 @@ def findings(a: Analysis) -> list[Finding]:
         return [Finding("mutants", "fail", a.error)]
     out = [Finding("mutants", "pass", f"{len(a.outcomes)} mutants: the public cases kill {a.killed_by('public')} "
                    f"({a.score('public'):.0%}), the hidden cases {a.killed_by('hidden')} ({a.score('hidden'):.0%}); "
-                   f"{a.count('equivalent')} equivalent, {a.count('tie')} on ties only; {a.seconds:.1f} s")]
+                   f"{a.count('equivalent')} equivalent, {a.count('tie')} on ties only; hidden cases per killed "
+                   f"mutant: {_histogram(a)}; {a.seconds:.1f} s")]
     for o in a.outcomes:
         m = o.mutant
         if o.status == "hole":
@@ -231,6 +232,12 @@ def findings(a: Analysis) -> list[Finding]:
                            f"{o.hidden_kills} hidden case(s) only" + (f" (and {o.public_kills} public)"
                                                                       if o.public_kills else "")))
     return out
+
+
+def _histogram(a: Analysis) -> str:
+    killed = [o.hidden_kills for o in a.outcomes if o.status == "killed"]
+    counts = [sum(1 for n in killed if n == 1), sum(1 for n in killed if n == 2), sum(1 for n in killed if n > 2)]
+    return f"1 for {counts[0]}, 2 for {counts[1]}, {EARLY} or more for {counts[2]}"
 
 
 COLUMNS = ("problem", "mutants", "killed public", "killed hidden", "equivalent", "ties", "holes", "weak",

@@ -2,9 +2,10 @@
 which it differs from the oracle beyond tolerance, shrink that input along the problem's
 dims, and tell a real difference from one that lives only on an exact tie.
 
-A candidate input is *valid* when it meets the constraints, is no stored case, and the
-reference's output on it agrees with every oracle within tolerance: exactly what
-``grader add-case`` would accept, with the reference's output as the expected value.
+A candidate input is *valid* when it meets the constraints, is no stored case, every
+invariant of ``[oracles] invariants`` holds on it, and the reference's output on it
+agrees with every oracle within tolerance: what ``grader add-case`` accepts and
+``grader validate`` keeps, with the reference's output as the expected value.
 A mutant *differs* on it when it fails the output checks against that expected value
 and against the oracle's output (a run that raised, crashed or timed out differs too:
 the reference ran there).
@@ -27,7 +28,7 @@ from ..common.trees import get_path, set_path
 from ..judge.output_checks import CheckContext, run_checks
 from ..problem import Problem
 from ..problem.inputs import InputError, canonical, check_input, resized, typed_input
-from ..problem.modules import generated_inputs, oracles
+from ..problem.modules import generated_inputs, load_module, oracles
 from ..sandbox.wire import to_plain
 from .cases import oracle_excess
 
@@ -78,6 +79,9 @@ class Searcher:
     def __init__(self, problem: Problem, run: Callable, stored: list[Any]):
         self.problem, self.run = problem, run
         self.fns = oracles(problem)
+        module = load_module(problem.oracle_path, f"{problem.id}_invariants") if problem.meta.invariants else None
+        # An input an invariant rejects is outside the problem, like one an oracle disagrees on.
+        self.invariants = [getattr(module, name) for name in problem.meta.invariants]
         self.known = {canonical(problem.meta, raw) for raw in stored}
 
     # --------------------------------------------------------------- inputs
@@ -120,6 +124,9 @@ class Searcher:
             try:
                 if not all(oracle_excess(self.problem, fn, raw, expected)[0] <= 1.0 for fn in self.fns.values()):
                     continue
+                if not all(bool(inv(*[_copy(raw)[a] for a in self.problem.meta.entry.args])[0])
+                           for inv in self.invariants):
+                    continue
                 oracle = next(iter(self.fns.values()))(*[_copy(raw)[a] for a in self.problem.meta.entry.args])
             except Exception:
                 continue
@@ -153,8 +160,17 @@ class Searcher:
 
     # ---------------------------------------------------------------- search
     def search(self, survivors: dict[int, str]) -> dict[int, Evidence | None]:
-        """Evidence for every survivor (id -> 'switched' or 'alone'); None: none found."""
+        """Evidence for every survivor (id -> 'switched' or 'alone'); None: none found.
+        Generated inputs first; for the mutants they cannot tell apart, the same inputs
+        pushed to their edges (``fuzzed``): same shapes, so no new compiles."""
         probes = self.probes(self.candidates())
+        found = self._search(survivors, probes)
+        rest = {k: v for k, v in survivors.items() if found[k] is None}
+        if rest and probes:
+            found.update(self._search(rest, self.probes(fuzzed(self.problem, [p.raw for p in probes]))))
+        return found
+
+    def _search(self, survivors: dict[int, str], probes: list[Probe]) -> dict[int, Evidence | None]:
         found: dict[int, Evidence | None] = {}
         by_variant: dict[str, list[int]] = {}
         for k, variant in survivors.items():
@@ -216,6 +232,58 @@ class Searcher:
             moved = moved or bool(np.any(new != value))
             set_path(out, leaf.path, new.tolist() if leaf.kind == "array" else float(new))
         return out if moved else None
+
+
+FUZZ_PER_INPUT = 2
+
+
+def fuzzed(problem: Problem, raws: list[Any]) -> list[Any]:
+    """Each input changed in one to three places, the way suites miss: a float scaled (by 0,
+    -1, 0.1, 10, ...) or set to a bound, a slice of an array zeroed or set to a bound, an
+    integer set to a bound or moved by one. Values stay inside the constraints; whether
+    the reference and the oracles agree on the result is checked like any candidate."""
+    rng = np.random.default_rng(SEARCH_SEED + 1)
+    leaves = [leaf for leaf in problem.meta.inputs if leaf.kind != "array" or leaf.min is not None
+              or leaf.max is not None or "float" in (leaf.dtype or "")]
+    out = []
+    for raw in raws:
+        for _ in range(FUZZ_PER_INPUT if leaves else 0):
+            new = _copy(raw)
+            for _ in range(int(rng.integers(1, 4))):
+                _fuzz_leaf(new, leaves[int(rng.integers(len(leaves)))], rng)
+            out.append(new)
+    return out
+
+
+def _fuzz_leaf(raw: Any, leaf, rng: np.random.Generator) -> None:
+    value = np.array(get_path(raw, leaf.path), dtype=np.float64)
+    is_int = leaf.kind == "int" or (leaf.kind == "array" and "float" not in (leaf.dtype or ""))
+    lo = -np.inf if leaf.min is None else leaf.min
+    hi = np.inf if leaf.max is None else leaf.max
+    bound = float(rng.choice([b for b in (lo, hi) if np.isfinite(b)] or [0.0]))
+    where = np.ones(value.shape, dtype=bool)
+    if value.ndim and rng.random() < 0.5:  # one slice along one axis
+        axis = int(rng.integers(value.ndim))
+        where = np.zeros(value.shape, dtype=bool)
+        index = [slice(None)] * value.ndim
+        index[axis] = int(rng.integers(value.shape[axis])) if value.shape[axis] else 0
+        where[tuple(index)] = value.shape[axis] > 0
+    move = int(rng.integers(3))
+    if move == 0:
+        new = np.full(value.shape, bound)
+    elif is_int:
+        new = value + float(rng.choice([-1.0, 1.0])) if move == 1 else np.zeros(value.shape)
+    else:
+        new = value * float(rng.choice([0.0, -1.0, 0.1, 0.5, 2.0, 10.0])) if move == 1 else np.zeros(value.shape)
+    value = np.where(where, np.clip(new, lo, hi), value)
+    if leaf.kind == "int":
+        set_path(raw, leaf.path, int(value))
+    elif leaf.kind == "float":
+        set_path(raw, leaf.path, float(value))
+    elif is_int:
+        set_path(raw, leaf.path, value.astype(np.int64).tolist())
+    else:
+        set_path(raw, leaf.path, value.astype(np.float32).astype(np.float64).tolist())
 
 
 def _copy(raw: Any) -> Any:
