@@ -118,7 +118,14 @@ class MutationSession:
         return analysis
 
     def _run(self, problem: Problem, variant: str, ids: list[int], raws: list) -> dict:
-        return self.client.run(problem, variant, ids, raws, run_timeout(problem, variant))
+        got = self.client.run(problem, variant, ids, raws, run_timeout(problem, variant))
+        if variant == "switched":
+            # A new input shape can leave a site out of the switch (the program then ran the
+            # original there): those mutants' results are void and come from their own programs.
+            void = [k for k in ids if k in self.client.static_ids]
+            if void:
+                got.update(self.client.run(problem, "alone", void, raws, run_timeout(problem, "alone")))
+        return got
 
     def _analyse(self, problem: Problem, analysis: Analysis) -> None:
         source = problem.reference_path.read_text(encoding="utf-8")

@@ -234,7 +234,7 @@ class Searcher:
         return out if moved else None
 
 
-FUZZ_PER_INPUT = 2
+FUZZ_PER_INPUT = 12
 
 
 def fuzzed(problem: Problem, raws: list[Any]) -> list[Any]:
