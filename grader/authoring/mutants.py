@@ -5,7 +5,7 @@ and on the hidden cases by the trusted worker (``mutation_worker``), with the ju
 own output checks. A mutant no hidden case kills is searched for a valid input on which
 it differs from the oracle (``mutation_search``): found, it is a *hole* in the suite
 (with the shrunk input, ready for ``grader add-case``); not found, it is reported as
-equivalent. Killed mutants count the hidden cases that catch them; one or two is a
+equivalent, unless a public case kills it (then it is a hole the search could not fill). Killed mutants count the hidden cases that catch them; one or two is a
 warning. Scores are kills over the mutants that are not equivalent.
 
 Fail closed: the reference must pass every case in the worker first, and a mutant whose

@@ -36,7 +36,6 @@ DROP_TO = {"maximum": ("guard", (0, 1)), "minimum": ("guard", (0, 1)), "clip": (
            "softplus": ("drop", (0,)), "log_softmax": ("drop", (0,)), "softmax": ("drop", (0,)),
            "exp": ("drop", (0,)), "log": ("drop", (0,)), "log1p": ("drop", (0,)), "expm1": ("drop", (0,)),
            "tanh": ("drop", (0,)), "sigmoid": ("drop", (0,)), "cos": ("drop", (0,)), "sin": ("drop", (0,))}
-METHOD_DROPS = {"astype": "cast", "reshape": None}  # receiver.astype(t) -> receiver
 METHOD_SWAPS = {"sum": "mean", "mean": "sum", "max": "min", "min": "max"}
 # Precision casts: a dtype (a module attribute such as jnp.float16) changed to another.
 DTYPE_SWAPS = {"float16": ["float32"], "bfloat16": ["float32"], "float32": ["float16"], "float64": ["float32"]}
