@@ -1,6 +1,6 @@
 """Grading speed, measured side by side in one run; prints ratios, not verdicts.
 
-    python3 bench/grading_speed.py [--problem ID] [--files GLOB] [--repeat R]
+    python3 bench/grading_speed.py [--problem ID] [--files GLOB] [--repeat R] [--baseline DIR]
 
 (a) cold: one `grader grade` process per file, in a loop;
 (b) batch: one `grader batch --workers 2` over the same files;
@@ -10,6 +10,10 @@
 
 Goals (issue 7): batch per file <= F; cold per file / batch per file >= 5;
 single grade <= 1.5 x (import jax + F).
+
+With ``--baseline DIR`` (another checkout of the judge, e.g. a ``git worktree`` of an
+older commit), every round also times the same cold grades and batch with that
+checkout, interleaved, and prints this checkout's times over the baseline's.
 """
 from __future__ import annotations
 
@@ -47,9 +51,9 @@ print(time.perf_counter() - start)
 """
 
 
-def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1)) -> float:
+def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1), cwd: Path = ROOT) -> float:
     start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if done.returncode not in ok:
         sys.exit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
     return time.perf_counter() - start
@@ -63,6 +67,7 @@ def main() -> None:
     ap.add_argument("--with-attacks", action="store_true",
                     help="keep the adversarial files (header '# attack:') in the default selection")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout to time side by side")
     opts = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from grader.problem import load_problem
@@ -79,7 +84,8 @@ def main() -> None:
     if not files:
         sys.exit("no submission files to time")
     grader = [sys.executable, "-m", "grader"]
-    rounds: dict[str, list[float]] = {k: [] for k in ("cold", "batch", "single", "floor", "import")}
+    rounds: dict[str, list[float]] = {k: [] for k in ("cold", "batch", "single", "floor", "import",
+                                                      "base_cold", "base_batch")}
     for _ in range(opts.repeat):
         rounds["import"].append(timed([sys.executable, "-c", "import jax"], ok=(0,)))
         out = subprocess.run([sys.executable, "-c", FLOOR, str(problem.root), problem.meta.entry.name,
@@ -90,13 +96,19 @@ def main() -> None:
                 for f in files]
         rounds["cold"].append(sum(cold) / len(files))
         rounds["single"].append(statistics.median(cold))
+        if opts.baseline:
+            base = [timed([*grader, "grade", f, "--problem", opts.problem, "--format", "json", "--no-feedback"],
+                          cwd=opts.baseline) for f in files]
+            rounds["base_cold"].append(sum(base) / len(files))
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             for i, f in enumerate(files):
                 (folder / f"{i:03d}_{Path(f).name}").write_bytes(Path(f).read_bytes())
-            total = timed([*grader, "batch", str(folder), "--problem", opts.problem, "--workers", "2",
-                           "--no-feedback"], ok=(0,))
-        rounds["batch"].append(total / len(files))
+            batch = [*grader, "batch", str(folder), "--problem", opts.problem, "--workers", "2", "--no-feedback"]
+            rounds["batch"].append(timed(batch, ok=(0,)) / len(files))
+            if opts.baseline:
+                rounds["base_batch"].append(timed(batch, ok=(0,), cwd=opts.baseline) / len(files))
+    rounds = {k: v for k, v in rounds.items() if v}
     m = {k: statistics.median(v) for k, v in rounds.items()}
     print(f"problem {opts.problem}: {len(files)} files, {len(problem.cases)} cases each, {opts.repeat} round(s), medians")
     print(f"  import jax                 {m['import']:.2f} s")
@@ -107,6 +119,12 @@ def main() -> None:
     print(f"  batch per file / F                       {m['batch'] / m['floor']:.2f}   (goal <= 1)")
     print(f"  cold per file / batch per file           {m['cold'] / m['batch']:.2f}   (goal >= 5)")
     print(f"  single grade / (import jax + F)          {m['single'] / (m['import'] + m['floor']):.2f}   (goal <= 1.5)")
+    if opts.baseline:
+        print(f"against the baseline {opts.baseline} (same files, interleaved)")
+        print(f"  cold grade per file        {m['cold']:.2f} s vs {m['base_cold']:.2f} s   "
+              f"ratio {m['cold'] / m['base_cold']:.2f}")
+        print(f"  batch per file (2 workers) {m['batch']:.2f} s vs {m['base_batch']:.2f} s   "
+              f"ratio {m['batch'] / m['base_batch']:.2f}")
     print(json.dumps({k: round(v, 3) for k, v in m.items()}))
 
 

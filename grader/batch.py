@@ -1,4 +1,4 @@
-"""``grader batch``: grade every ``.py`` below a folder, locally on a pool of warm
+"""``grader batch``: grade every ``.py`` and ``.ipynb`` below a folder, locally on a pool of warm
 sandboxes or on a Dask cluster, with a JSON-lines log that makes re-runs resume.
 
 Each line of the log is the report ``grade --format json`` prints, plus the
@@ -23,27 +23,33 @@ from .common.files import write_atomic
 from .problem import Problem
 
 
+SUFFIXES = (".py", ".ipynb")
+
+
 @dataclass(frozen=True)
 class Item:
     path: str
     source: str
     sha256: str
+    cell_tag: str | None = None  # notebooks: grade only the code cells with this tag
 
 
 def discover(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
-    return sorted(p for p in root.rglob("*.py")
-                  if p.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in p.parts))
+    # Dot folders (.ipynb_checkpoints, .git) and caches hold no submissions.
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
+                  and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(root).parts))
 
 
-def read_items(paths: Iterable[Path]) -> tuple[list[Item], list[tuple[str, str]]]:
-    """Files as text; unreadable ones are reported, not graded."""
+def read_items(paths: Iterable[Path], cell_tag: str | None = None) -> tuple[list[Item], list[tuple[str, str]]]:
+    """Files as text; unreadable ones are reported, not graded. ``cell_tag`` goes with notebooks."""
     items, errors = [], []
     for path in paths:
         try:
             data = path.read_bytes()
-            items.append(Item(str(path), data.decode("utf-8"), hashlib.sha256(data).hexdigest()))
+            tag = cell_tag if path.suffix.lower() == ".ipynb" else None
+            items.append(Item(str(path), data.decode("utf-8"), hashlib.sha256(data).hexdigest(), tag))
         except (OSError, UnicodeDecodeError) as exc:
             errors.append((str(path), f"cannot be read as UTF-8 text ({exc.__class__.__name__})"))
     return items, errors
@@ -52,7 +58,8 @@ def read_items(paths: Iterable[Path]) -> tuple[list[Item], list[tuple[str, str]]
 def _key(rec: dict) -> tuple:
     """What makes a logged verdict still valid: the same file content graded for the same
     problem version by the same judge version."""
-    return (rec["submission"], rec["sha256"], rec["problem"], rec["problem_version"], rec["judge_version"])
+    return (rec["submission"], rec["sha256"], rec["problem"], rec["problem_version"], rec["judge_version"],
+            rec.get("cell_tag"))
 
 
 def load_log(out: Path) -> dict[tuple, dict]:
@@ -72,11 +79,15 @@ def load_log(out: Path) -> dict[tuple, dict]:
 
 
 def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
+    from .judge.notebook import locate
     from .judge.pipeline import grade
-    from .judge.submission import parse_source
+    from .judge.submission import parse_file_text
 
-    report = grade(problem, parse_source(item.source, item.path), sandbox, feedback=feedback).report.to_json()
+    sub = parse_file_text(item.source, item.path, item.cell_tag)
+    report = locate(grade(problem, sub, sandbox, feedback=feedback).report, sub.cells).to_json()
     report["sha256"] = item.sha256
+    if item.cell_tag is not None:
+        report["cell_tag"] = item.cell_tag
     return report
 
 
@@ -135,16 +146,17 @@ def gradebook(reports: Iterable[dict]) -> str:
 
 
 def run_batch(problem: Problem, root: Path, engine: Callable[[list[Item]], Iterator[dict]], out: Path | None,
-              csv_path: Path | None, progress: Callable[[int, int], Callable[[dict], None]]) -> list[dict]:
+              csv_path: Path | None, progress: Callable[[int, int], Callable[[dict], None]],
+              cell_tag: str | None = None) -> list[dict]:
     from . import __version__
     from .problem.catalogue import content_hash
 
-    items, unreadable = read_items(discover(root))
+    items, unreadable = read_items(discover(root), cell_tag)
     done = load_log(out) if out else {}
     version = content_hash(problem)
 
     def key(item: Item) -> tuple:
-        return (item.path, item.sha256, problem.id, version, __version__)
+        return (item.path, item.sha256, problem.id, version, __version__, item.cell_tag)
 
     # An IE is the judge's failure, not a verdict: a re-run grades that file again.
     valid = {k: rec for k, rec in done.items() if rec.get("verdict") != "IE"}

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from .problem import ProblemError, find_problem, problems_root
+from . import __version__
+from .problem import ProblemError, find_problem, problem_folder, problems_root
+from .problem.catalogue import add_author_roots, content_hash
 
 EXIT_OK, EXIT_VERDICT, EXIT_USAGE = 0, 1, 2
 
@@ -30,8 +32,15 @@ def _problem(problem_id: str):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def main() -> None:
+@click.version_option(__version__, "--version", prog_name="jaxjudge", message="%(prog)s %(version)s")
+@click.option("--problems", "problem_dirs", multiple=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="A folder of problems searched before the built-in ones (repeatable; also $JAXJUDGE_PROBLEMS).")
+def main(problem_dirs: tuple[str, ...]) -> None:
     """JAX Judge: grade JAX submissions, author and validate problems."""
+    try:
+        add_author_roots(problem_dirs)
+    except ProblemError as exc:
+        _fail(str(exc))
 
 
 @main.command()
@@ -44,10 +53,12 @@ def main() -> None:
 @click.option("--cost", is_flag=True, help="Also time compile and run per case beside the reference's.")
 @click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
 @click.option("--strict-sandbox", is_flag=True, help="Refuse to grade (IE) unless every sandbox layer is active.")
+@click.option("--cell-tag", default=None, help="Notebooks: grade only the code cells with this tag (or nbgrader flag).")
 def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool,
-          strict_sandbox: bool) -> None:
-    """Grade one submission FILE."""
+          strict_sandbox: bool, cell_tag: str | None) -> None:
+    """Grade one submission FILE (.py, or a notebook's code cells: .ipynb)."""
     from .judge.feedback import Feedback
+    from .judge.notebook import locate
     from .judge.pipeline import grade as run_grade
     from .judge.submission import SubmissionError, load_submission
     from .report.formats import FORMATS
@@ -56,12 +67,12 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, 
 
     problem = _problem(problem_id)
     try:
-        sub = load_submission(file)
+        sub = load_submission(file, cell_tag)
     except SubmissionError as exc:
         _fail(str(exc))
     with Sandbox() as sandbox:
         feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback, cost=cost)
-        report = run_grade(problem, sub, sandbox, feedback=feedback, strict=strict_sandbox).report
+        report = locate(run_grade(problem, sub, sandbox, feedback=feedback, strict=strict_sandbox).report, sub.cells)
     if output:
         from .common.files import write_atomic
 
@@ -154,44 +165,31 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading submissions in parallel.")
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
-@click.option("--mutants", is_flag=True, help="Also grade every first-order mutant of the reference and report "
-              "the holes of the test suite (non-zero exit status when there is one).")
+@click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
 def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
-    import contextlib
-    import time
-
-    from .authoring.mutants import MUTATION_CHECKS, MutationSession
+    from .authoring.mutants import print_finding, session_if
     from .authoring.validate import validate_problem
-    from .problem import NAME_RE, all_problem_ids
+    from .problem import all_problem_ids
     from .report.text import make_console
     from .sandbox.host import Pool
 
     con = make_console()
-    ids = list(problem_ids) or all_problem_ids()
-    if not ids:
-        _fail(f"no problems under {problems_root()}")
-    for pid in ids:
-        if not NAME_RE.match(pid) or not (problems_root() / pid).is_dir():
-            _fail(f"{pid}: no such problem under {problems_root()}")
+    try:
+        folders = {pid: problem_folder(pid) for pid in (list(problem_ids) or all_problem_ids())}
+    except ProblemError as exc:
+        _fail(str(exc))
+    ids = list(folders) or _fail(f"no problems under {problems_root()}")
     failed = 0
-    started = time.monotonic()
-    with Pool(workers) as pool, (MutationSession() if mutants else contextlib.nullcontext()) as session:
+    with Pool(workers) as pool, session_if(mutants, con) as session:
         for pid in ids:
             con.print(f"[bold]{pid}[/bold]")
-            _, findings = validate_problem(problems_root() / pid, pool, not no_submissions, mutation=session)
+            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
             for f in findings:
-                mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "warn": "[yellow]WARN[/yellow]"}[f.status]
-                if f.check in MUTATION_CHECKS:  # unwrapped, no markup: a suggested input stays valid JSON
-                    con.print(f"  {mark} {f.check}: ", end="")
-                    con.print(f.message, markup=False, highlight=False, soft_wrap=True)
-                else:
-                    con.print(f"  {mark} {f.check}: {f.message}")
+                print_finding(con, f)
             bad = sum(1 for f in findings if f.status == "fail")
             failed += bad > 0
             con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")
-    if session is not None:
-        session.print_table(con, time.monotonic() - started)
     con.print(f"{len(ids) - failed}/{len(ids)} problem(s) valid")
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
@@ -227,9 +225,10 @@ def new(problem_id: str) -> None:
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
 @click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
+@click.option("--cell-tag", default=None, help="Notebooks: grade only the code cells with this tag (or nbgrader flag).")
 def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path: str | None, engine: str,
-          scheduler: str | None, no_feedback: bool) -> None:
-    """Grade every .py file below FOLDER."""
+          scheduler: str | None, no_feedback: bool, cell_tag: str | None) -> None:
+    """Grade every .py and .ipynb file below FOLDER."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -267,7 +266,7 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
     try:
         with bar:
             results = run_batch(problem, Path(folder), run, Path(out) if out else None,
-                                Path(csv_path) if csv_path else None, progress)
+                                Path(csv_path) if csv_path else None, progress, cell_tag=cell_tag)
     except (RuntimeError, OSError) as exc:
         _fail(str(exc))
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
@@ -307,13 +306,13 @@ def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""
     from rich.table import Table
 
-    from .problem import all_problem_ids, load_problem
+    from .problem import all_problem_ids
     from .report.text import make_console
 
     table = Table("id", "title", "difficulty", "public", "hidden", box=None)
     for pid in all_problem_ids():
         try:
-            p = load_problem(problems_root() / pid)
+            p = find_problem(pid)
         except ProblemError as exc:
             table.add_row(pid, f"[red]broken: {exc.detail}[/red]", "", "", "")
             continue
@@ -325,7 +324,7 @@ def list_problems() -> None:
 @main.command()
 @click.argument("problem_id")
 def show(problem_id: str) -> None:
-    """Print a problem's statement, rendered for the terminal."""
+    """Print a problem's statement, rendered for the terminal, and the version reports record."""
     from rich.markdown import Markdown
 
     from .report.text import make_console
@@ -335,8 +334,20 @@ def show(problem_id: str) -> None:
         text = problem.statement_path.read_text(encoding="utf-8")
     except OSError:
         _fail(f"{problem.statement_path}: missing")
-    make_console().print(Markdown(text))
+    con = make_console()
+    con.print(Markdown(text))
+    con.print(f"\nproblem_version {content_hash(problem)}  judge_version {__version__}  ({problem.root})",
+              markup=False, highlight=False)
 
+
+from .export.command import export  # noqa: E402  (its own module: ``grader export ...``)
+
+main.add_command(export)
+
+from .service.commands import COMMANDS as _SERVICE_COMMANDS  # noqa: E402  (serve, db upgrade, user add)
+
+for _command in _SERVICE_COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -199,3 +199,11 @@ def test_traced_rule_refuses_python_branching_on_values(problem1, pool):
     assert "could not run under jax.jit" in report.message
     # Without the rule the same code is accepted: it runs eagerly.
     assert grade_with(problem1, pool, Requirements(), branching).verdict == "AC"
+
+
+def test_traced_rule_lets_a_runtime_error_speak(problem1, pool):
+    """A case that raises under jit and eagerly is a runtime error: its failed traces are
+    not retraces, so the traced rule does not hide the error behind a rejection."""
+    raising = solution(VMAP_GRAD, "g = {'w': g['w'] @ jnp.ones((7, 7)), 'b': g['b']}")
+    report = grade_with(problem1, pool, Requirements(traced=True), raising)
+    assert report.verdict == "RE" and "traced under jax.jit" not in failed(report)

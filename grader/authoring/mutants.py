@@ -79,18 +79,22 @@ def run_timeout(problem: Problem, variant: str) -> float:
 class MutationSession:
     """One worker for every problem of a ``validate`` run; ``analyses`` keeps the results."""
 
-    def __init__(self, log=lambda _m: None):
+    def __init__(self, log=lambda _m: None, console=None):
+        self.console = console  # where the table goes when the session ends
         self.client = WorkerClient()
         self.analyses: list[Analysis] = []
         self.log = log
+        self.started = time.monotonic()
 
     def __enter__(self) -> "MutationSession":
         return self
 
     def __exit__(self, *exc) -> None:
         self.client.close()
+        if self.console is not None and exc[0] is None:
+            self.print_table(self.console)
 
-    def print_table(self, con, seconds: float) -> None:
+    def print_table(self, con) -> None:
         """One row per problem (rich console), and the time of the analysis in all."""
         from rich.table import Table
 
@@ -100,7 +104,8 @@ class MutationSession:
         for row in table_rows(self.analyses):
             table.add_row(*row)
         con.print(table, width=max(con.width, 150))
-        con.print(f"mutation analysis: {sum(a.seconds for a in self.analyses):.1f} s of {seconds:.1f} s in all")
+        con.print(f"mutation analysis: {sum(a.seconds for a in self.analyses):.1f} s of "
+                  f"{time.monotonic() - self.started:.1f} s in all")
 
     def check(self, problem: Problem) -> list[Finding]:
         analysis = self.analyse(problem)
@@ -208,6 +213,25 @@ def input_groups(problem: Problem, raws: list, mode: str) -> list[list[int]]:
         keys.setdefault(repr(key), []).append(i)
     public = {i for i, c in enumerate(problem.cases) if not c.hidden}
     return sorted(keys.values(), key=lambda g: (not public & set(g), -len(g)))
+
+
+def session_if(wanted: bool, console=None):
+    """A session for ``validate --mutants`` that prints its table at the end, else a context
+    that gives None."""
+    import contextlib
+
+    return MutationSession(console=console) if wanted else contextlib.nullcontext()
+
+
+def print_finding(con, f: Finding) -> None:
+    """One validate finding on a rich console, as ``validate`` always printed it; the
+    mutation findings unwrapped and without markup, so a suggested input stays valid JSON."""
+    mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "warn": "[yellow]WARN[/yellow]"}[f.status]
+    if f.check in MUTATION_CHECKS:
+        con.print(f"  {mark} {f.check}: ", end="")
+        con.print(f.message, markup=False, highlight=False, soft_wrap=True)
+    else:
+        con.print(f"  {mark} {f.check}: {f.message}")
 
 
 def findings(a: Analysis) -> list[Finding]:

@@ -1,4 +1,5 @@
-"""Stage 2: the submission file, read and parsed. Nothing of it runs here."""
+"""Stage 2: the submission file, read and parsed. Nothing of it runs here. A notebook
+(``.ipynb``) becomes the source its code cells hold (see ``notebook``)."""
 from __future__ import annotations
 
 import ast
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..sandbox.language import SUBMISSION_FILE
+from . import notebook
 
 MAX_SOURCE_BYTES = 256 * 1024
 
@@ -20,6 +22,8 @@ class Submission:
     source: str
     tree: ast.Module | None
     syntax_error: str | None
+    # A notebook's: per line of ``source``, (cell, line in that cell); reports name those.
+    cells: tuple[tuple[int, int], ...] | None = None
 
 
 def parse_source(source: str, path: str = "<string>") -> Submission:
@@ -34,16 +38,43 @@ def parse_source(source: str, path: str = "<string>") -> Submission:
     return Submission(path, source, tree, None)
 
 
-def load_submission(path: str | Path) -> Submission:
+def is_notebook(path: str | Path) -> bool:
+    return Path(path).suffix.lower() == notebook.SUFFIX
+
+
+def parse_notebook(text: str, path: str = "<notebook>", cell_tag: str | None = None) -> Submission:
+    """A notebook's code cells (those tagged ``cell_tag`` when given) as the submission; a
+    file that is not a usable notebook, or holds IPython syntax, is a compile error."""
+    nb = notebook.extract(text, cell_tag)
+    if nb.error is not None:
+        return Submission(path, "", None, nb.error)
+    if len(nb.source.encode("utf-8")) > MAX_SOURCE_BYTES:
+        return Submission(path, "", None, f"the graded cells hold more than {MAX_SOURCE_BYTES // 1024} KiB of code")
+    sub = parse_source(nb.source, path)
+    error = notebook.relabel(sub.syntax_error, nb.lines) if sub.syntax_error else None
+    return Submission(path, sub.source, sub.tree, error, nb.lines)
+
+
+def parse_file_text(text: str, path: str, cell_tag: str | None = None) -> Submission:
+    """A submission from a file's text: a notebook by its suffix, else Python source."""
+    return parse_notebook(text, path, cell_tag) if is_notebook(path) else parse_source(text, path)
+
+
+def load_submission(path: str | Path, cell_tag: str | None = None) -> Submission:
     p = Path(path)
+    if cell_tag is not None and not is_notebook(p):
+        raise SubmissionError(f"{p}: --cell-tag applies to notebooks (.ipynb) only")
+    limit = notebook.MAX_NOTEBOOK_BYTES if is_notebook(p) else MAX_SOURCE_BYTES
     try:
         if not p.is_file():
             raise SubmissionError(f"{p}: no such file")
-        if p.stat().st_size > MAX_SOURCE_BYTES:
-            raise SubmissionError(f"{p}: larger than {MAX_SOURCE_BYTES // 1024} KiB")
+        if p.stat().st_size > limit:
+            raise SubmissionError(f"{p}: larger than {limit // 1024} KiB")
         source = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
+        if is_notebook(p):  # a malformed notebook is a compile error, like one that is not JSON
+            return Submission(str(path), "", None, "not a notebook: the file is not UTF-8 text")
         raise SubmissionError(f"{p}: not UTF-8 text") from None
     except OSError as exc:
         raise SubmissionError(f"{p}: cannot be read ({exc.strerror})") from None
-    return parse_source(source, str(path))
+    return parse_file_text(source, str(path), cell_tag)

@@ -84,4 +84,35 @@ def default_readable_paths() -> list[str]:
             continue
         kept.append(path)
     kept = list(dict.fromkeys(kept))
-    return [p for p in kept if not any(q != p and beneath(p, q) for q in kept)]
+    kept = [p for p in kept if not any(q != p and beneath(p, q) for q in kept)]
+    return _carve(kept, [p for p in problem_data_paths() if any(beneath(p, k) for k in kept)])
+
+
+def problem_data_paths() -> list[str]:
+    """Folders of problem data a child must never read, though they may lie beneath a
+    path it must: the catalogue and wrong answers a wheel installs inside the package
+    (under site-packages), and the author folders named in ``JAXJUDGE_PROBLEMS``."""
+    package = Path(__file__).resolve().parent.parent
+    found = [package / "catalogue", package / "submissions"]
+    found += [Path(p) for p in os.environ.get("JAXJUDGE_PROBLEMS", "").split(os.pathsep) if p]
+    return [os.path.realpath(p) for p in found if p.exists()]
+
+
+def _carve(kept: list[str], hidden: list[str]) -> list[str]:
+    """``kept`` with every folder in ``hidden`` left out. Landlock can only allow, so a
+    kept folder above a hidden one is replaced by its entries, down the path to it."""
+    def beneath(path: str, root: str) -> bool:
+        return path == root or path.startswith(root.rstrip("/") + "/")
+
+    out: list[str] = []
+    for root in kept:
+        inner = [h for h in hidden if beneath(h, root)]
+        if not inner:
+            out.append(root)
+        elif root not in inner:
+            try:
+                entries = sorted(os.path.join(root, e) for e in os.listdir(root))
+            except OSError:
+                continue
+            out.extend(_carve(entries, inner))
+    return out

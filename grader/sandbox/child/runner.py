@@ -106,8 +106,8 @@ class Run:
         self.mode = "jit"
         self.compiled = None
         self.cost = False
-        self.traces = 0  # how often jax.jit traced the entry
-        self.signatures: set = set()  # distinct argument shapes and dtypes the entry was called with
+        self.traces = 0  # how often jax.jit traced the entry to the end
+        self.signatures: set = set()  # distinct argument shapes and dtypes of calls that succeeded under jit
         self.broke: str | None = None  # why the first case that failed only under jit failed there
 
     def load(self) -> dict:
@@ -130,11 +130,12 @@ class Run:
 
         if self.mode == "jit":
             call_args = _positional(inputs, args)
-            self.signatures.add(_signature(call_args))
+            signature = _signature(call_args)
             start = time.perf_counter()
             try:
                 out, after = self._jitted(call_args)(call_args, _OFF, _ONE)
                 jax.block_until_ready(out)
+                self.signatures.add(signature)
                 first = _ms(start)
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
                 result = {"status": "ok", "time_ms": first, "stdout": self.sink.take()}
@@ -196,12 +197,14 @@ class Run:
             recorder = self.recorder
 
             def entry(all_args: list, poison: Any, scale: Any) -> tuple[Any, list]:
-                self.traces += 1
                 recorder.flag, recorder.scale = poison, scale
                 try:
                     out = fn(*all_args)
                 finally:
                     recorder.flag = recorder.scale = None
+                # Counted once the trace succeeded: JAX caches only those, so a case that
+                # raises is traced again next time without retracing anything.
+                self.traces += 1
                 # Containers the submission may have mutated come back out of the trace.
                 return out, [all_args[i] for i in containers]
 

@@ -1,0 +1,165 @@
+"""Accounts and credentials. Passwords are argon2id hashes; API tokens and session
+cookies are 256-bit random strings of which only a SHA-256 is stored (they are too
+long to guess, so a slow hash buys nothing, and a stolen database yields no usable
+credential). A CSRF token belongs to each browser session."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from .models import ApiToken, User, WebSession, utcnow
+
+TOKEN_PREFIX = "jjt_"  # lets secret scanners recognise a leaked token
+EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")
+MIN_PASSWORD = 8
+TOKEN_TOUCH_SECONDS = 60  # last_used_at is refreshed at most this often (reads stay reads)
+
+
+class AccountError(Exception):
+    """Bad account input: one message for the command line or a 4xx answer."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    user_id: int
+    email: str
+    role: str
+    via: str  # "token" or "cookie"
+    session_id: int | None = None
+
+    @property
+    def instructor(self) -> bool:
+        return self.role == "instructor"
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _hasher():
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
+
+
+def hash_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"a password has at least {MIN_PASSWORD} characters")
+    return _hasher().hash(password)
+
+
+# Verified against when the email is unknown, so a wrong email costs the same time as a wrong password.
+_DUMMY_HASH: list[str] = []
+
+
+def verify_password(session: Session, email: str, password: str) -> User | None:
+    from argon2.exceptions import InvalidHashError, VerificationError
+
+    ph = _hasher()
+    user = session.scalar(select(User).where(User.email == normalize_email(email, strict=False)))
+    stored = user.password_hash if user is not None and user.password_hash else None
+    if stored is None:
+        if not _DUMMY_HASH:
+            _DUMMY_HASH.append(ph.hash(secrets.token_urlsafe(16)))
+        try:
+            ph.verify(_DUMMY_HASH[0], password)
+        except (VerificationError, InvalidHashError):
+            pass
+        return None
+    try:
+        ph.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return None
+    if ph.check_needs_rehash(stored):
+        user.password_hash = ph.hash(password)
+    return user
+
+
+def normalize_email(email: str, strict: bool = True) -> str:
+    email = email.strip().lower()
+    if strict and not EMAIL_RE.match(email):
+        raise AccountError(f"{email!r} is not an email address")
+    return email
+
+
+def add_user(session: Session, email: str, role: str, password: str | None) -> User:
+    email = normalize_email(email)
+    if role not in ("learner", "instructor"):
+        raise AccountError("a role is learner or instructor")
+    if session.scalar(select(User).where(User.email == email)) is not None:
+        raise AccountError(f"{email} already has an account")
+    user = User(email=email, role=role, password_hash=hash_password(password) if password is not None else None,
+                created_at=utcnow())
+    session.add(user)
+    session.flush()
+    return user
+
+
+def count_instructors(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(User).where(User.role == "instructor")) or 0
+
+
+def new_token(session: Session, user: User | int, name: str) -> tuple[ApiToken, str]:
+    """Returns the row and the token itself, which is shown once and never stored."""
+    name = name.strip()
+    if not 1 <= len(name) <= 100:
+        raise AccountError("a token name has 1 to 100 characters")
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    row = ApiToken(user_id=user if isinstance(user, int) else user.id, name=name, token_hash=digest(secret),
+                   created_at=utcnow())
+    session.add(row)
+    session.flush()
+    return row, secret
+
+
+def principal_from_token(db, secret: str) -> Principal | None:
+    with db.read() as s:
+        row = s.execute(select(ApiToken, User).join(User, User.id == ApiToken.user_id)
+                        .where(ApiToken.token_hash == digest(secret), ApiToken.revoked_at.is_(None))).first()
+    if row is None:
+        return None
+    token, user = row
+    now = utcnow()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > TOKEN_TOUCH_SECONDS:
+        with db.write() as s:
+            s.execute(update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=now))
+    return Principal(user.id, user.email, user.role, "token")
+
+
+def new_session(session: Session, user: User, hours: float) -> tuple[str, str]:
+    """Returns (cookie value, CSRF token); only their hashes are stored."""
+    cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    now = utcnow()
+    session.add(WebSession(user_id=user.id, token_hash=digest(cookie), csrf_hash=digest(csrf), created_at=now,
+                           expires_at=now + timedelta(hours=hours)))
+    return cookie, csrf
+
+
+def principal_from_cookie(db, cookie: str) -> tuple[Principal, str] | None:
+    """The session's principal and its CSRF hash, unless unknown or expired."""
+    with db.read() as s:
+        row = s.execute(select(WebSession, User).join(User, User.id == WebSession.user_id)
+                        .where(WebSession.token_hash == digest(cookie))).first()
+    if row is None:
+        return None
+    ws, user = row
+    if ws.expires_at <= utcnow():
+        return None
+    return Principal(user.id, user.email, user.role, "cookie", ws.id), ws.csrf_hash
+
+
+def csrf_matches(expected_hash: str, presented: str | None) -> bool:
+    return bool(presented) and hmac.compare_digest(expected_hash, digest(presented))
+
+
+def end_session(session: Session, session_id: int) -> None:
+    ws = session.get(WebSession, session_id)
+    if ws is not None:
+        session.delete(ws)

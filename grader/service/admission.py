@@ -1,0 +1,56 @@
+"""Who may enqueue what, now: the global queue cap (503), the per-learner cap on
+pending jobs and the Run and Submit token buckets (429). Everything is decided in
+the transaction that inserts the row, after locking the learner's user row on
+PostgreSQL, so two requests of one learner cannot both pass a check meant for one.
+Instructors pass the learner checks, not the queue cap."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from . import jobs
+from .accounts import Principal
+from .config import Limits
+from .models import Submission, User
+from .ratelimit import Refused, take
+
+
+@dataclass(frozen=True)
+class Admitted:
+    submission: Submission
+    created: bool  # False: an earlier request with the same idempotency key
+
+
+def _estimate_wait(s: Session, ahead: int, workers: int) -> float:
+    per_job = jobs.recent_grade_seconds(s) or 2.0
+    return min(300.0, max(1.0, ahead * per_job / max(1, workers)))
+
+
+def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | None, limits: Limits,
+          workers: int) -> Admitted:
+    sha = hashlib.sha256(source.encode()).hexdigest()
+    with db.write() as s:
+        s.scalars(select(User).where(User.id == who.user_id).with_for_update()).one()
+        if key is not None:
+            earlier = s.scalar(select(Submission).where(Submission.user_id == who.user_id,
+                                                         Submission.idempotency_key == key))
+            if earlier is not None:
+                if (earlier.problem, earlier.kind, earlier.source_sha256) != (problem, kind, sha):
+                    raise Refused(422, "Idempotency-Key: already used for a different submission")
+                return Admitted(earlier, False)
+        depth = jobs.depth(s)
+        if depth >= limits.queue_cap:
+            raise Refused(503, f"the queue is full ({depth} waiting); try again later",
+                          _estimate_wait(s, depth - limits.queue_cap + 1, workers))
+        if not who.instructor:
+            pending = s.scalar(select(func.count()).select_from(Submission).where(
+                Submission.user_id == who.user_id, Submission.status.in_(("queued", "running")))) or 0
+            if pending >= limits.pending_per_learner:
+                raise Refused(429, f"you have {pending} submission(s) waiting; at most "
+                                   f"{limits.pending_per_learner} may wait at once", _estimate_wait(s, 1, workers))
+            take(s, who.user_id, kind, limits)
+        sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor)
+    return Admitted(sub, True)

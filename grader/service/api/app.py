@@ -1,0 +1,106 @@
+"""The FastAPI application: routes under ``/api/v1``, OpenAPI at ``/docs``, the
+body size limit, one JSON shape for every error (``{"detail": message}``), and the
+workers started and stopped with the application."""
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ... import __version__
+from ..accounts import AccountError
+from ..config import MAX_BODY_BYTES, ServiceConfig
+from . import auth, instructor, problems, submissions
+from .changes import Changes
+from .deps import Context
+from .schemas import HealthOut
+
+PREFIX = "/api/v1"
+
+
+class BodyLimit:
+    """413 for a body over ``limit`` bytes: at once from Content-Length, or while a
+    chunked body streams in (before it is all in memory)."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            response = JSONResponse({"detail": f"request body larger than {self.limit} bytes"}, status_code=413)
+            return await response(scope, receive, send)
+        seen = 0
+
+        async def limited():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    # FastAPI passes an HTTPException raised while reading the body on to its handler.
+                    raise HTTPException(413, f"request body larger than {self.limit} bytes")
+            return message
+
+        return await self.app(scope, limited, send)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body",)) or "body"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def create_app(config: ServiceConfig, db, workers) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        changes.bind(asyncio.get_running_loop())
+        workers.on_change = changes.notify
+        workers.start()
+        try:
+            yield
+        finally:
+            workers.stop(config.shutdown_grace)
+
+    app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url="/docs",
+                  openapi_url="/openapi.json",
+                  description="Grade JAX submissions: Run (public cases, full feedback) and Submit (every case, "
+                              "hidden ones reduced). Authenticate with a bearer token or a session cookie.")
+    changes = Changes()
+    app.state.ctx = Context(config, db, workers, changes)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+
+    @app.exception_handler(AccountError)
+    async def account(request: Request, exc: AccountError):
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    for module in (submissions, problems, instructor, auth):
+        app.include_router(module.router, prefix=PREFIX)
+
+    @app.get("/healthz", response_model=HealthOut, tags=["health"])
+    def healthz():
+        """No authentication: the database is reachable, the workers are alive, and
+        which sandbox layers the latest grade had."""
+        ok_db = db.ping()
+        alive = workers.alive()
+        body = HealthOut(ok=ok_db and alive == config.workers, database=ok_db,
+                         workers={"configured": config.workers, "alive": alive}, engine=config.engine,
+                         sandbox=workers.sandbox_info, version=__version__)
+        return JSONResponse(body.model_dump(), status_code=200 if body.ok else 503)
+
+    return BodyLimit(app, MAX_BODY_BYTES)

@@ -1,0 +1,106 @@
+"""Log in and out (browsers: a session cookie plus a CSRF token) and manage one's
+own API tokens (scripts). Failed logins are rate limited per client address."""
+from __future__ import annotations
+
+import threading
+import time
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from sqlalchemy import select, update
+
+from ..accounts import Principal, end_session, new_session, new_token, verify_password
+from ..models import ApiToken, utcnow
+from .deps import CSRF_COOKIE, SESSION_COOKIE, Context, ctx, current
+from .schemas import LoginIn, Me, TokenIn, TokenOut
+
+router = APIRouter(tags=["accounts"])
+LOGIN_BURST, LOGIN_PER_SECOND = 10, 1 / 6  # per client address: 10 tries, then one every 6 s
+
+
+class _LoginBuckets:
+    """In memory: a restart forgets them, which costs an attacker nothing they could
+    not get by waiting a minute."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, key: str) -> float | None:
+        now = time.monotonic()
+        with self.lock:
+            tokens, at = self.buckets.get(key, (LOGIN_BURST, now))
+            tokens = min(LOGIN_BURST, tokens + (now - at) * LOGIN_PER_SECOND)
+            if tokens < 1:
+                self.buckets[key] = (tokens, now)
+                return (1 - tokens) / LOGIN_PER_SECOND
+            if len(self.buckets) > 100_000:
+                self.buckets.clear()
+            self.buckets[key] = (tokens - 1, now)
+            return None
+
+
+_LOGINS = _LoginBuckets()
+
+
+@router.post("/auth/login", response_model=Me, responses={401: {}, 429: {}})
+def login(body: LoginIn, request: Request, response: Response, c: Context = Depends(ctx)):
+    wait = _LOGINS.take(request.client.host if request.client else "?")
+    if wait is not None:
+        raise HTTPException(429, "too many login attempts; wait", headers={"Retry-After": str(int(wait) + 1)})
+    with c.db.write() as s:
+        user = verify_password(s, body.email, body.password)
+        if user is None:
+            raise HTTPException(401, "wrong email or password")
+        cookie, csrf = new_session(s, user, c.config.session_hours)
+        email, role = user.email, user.role
+    secure = request.url.scheme == "https"
+    age = int(c.config.session_hours * 3600)
+    response.set_cookie(SESSION_COOKIE, cookie, max_age=age, httponly=True, samesite="lax", secure=secure,
+                        path="/")
+    response.set_cookie(CSRF_COOKIE, csrf, max_age=age, httponly=False, samesite="lax", secure=secure, path="/")
+    return Me(email=email, role=role, csrf_token=csrf)
+
+
+@router.post("/auth/logout", status_code=204, responses={401: {}, 403: {}})
+def logout(response: Response, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    if who.session_id is not None:
+        with c.db.write() as s:
+            end_session(s, who.session_id)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    response.delete_cookie(CSRF_COOKIE, path="/")
+    response.status_code = 204
+    return response
+
+
+@router.get("/me", response_model=Me, responses={401: {}})
+def me(who: Principal = Depends(current)):
+    return Me(email=who.email, role=who.role)
+
+
+def _token_out(t: ApiToken, secret: str | None = None) -> TokenOut:
+    return TokenOut(id=t.id, name=t.name, created_at=t.created_at, last_used_at=t.last_used_at,
+                    revoked=t.revoked_at is not None, token=secret)
+
+
+@router.post("/tokens", response_model=TokenOut, status_code=201, responses={401: {}, 403: {}})
+def create_token(body: TokenIn, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    with c.db.write() as s:
+        row, secret = new_token(s, who.user_id, body.name)
+        return _token_out(row, secret)
+
+
+@router.get("/tokens", response_model=list[TokenOut], responses={401: {}})
+def tokens(who: Principal = Depends(current), c: Context = Depends(ctx)):
+    with c.db.read() as s:
+        rows = s.scalars(select(ApiToken).where(ApiToken.user_id == who.user_id).order_by(ApiToken.id)).all()
+    return [_token_out(t) for t in rows]
+
+
+@router.delete("/tokens/{token_id}", status_code=204, responses={401: {}, 403: {}, 404: {}})
+def revoke(token_id: int, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    with c.db.write() as s:
+        n = s.execute(update(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == who.user_id,
+                                             ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())).rowcount
+    if n != 1:
+        raise HTTPException(404, "no such token")
+    return Response(status_code=204)

@@ -1,0 +1,62 @@
+"""Who is asking: a bearer token (scripts) or a session cookie (browsers), and the
+CSRF check on cookie-authenticated writes. A bearer token is never sent by a
+browser on its own, so token-authenticated writes need no CSRF token; a cookie is,
+so every unsafe method that rides on one must echo the session's CSRF token in
+``X-CSRF-Token``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import Depends, HTTPException, Request
+
+from ..accounts import Principal, csrf_matches, principal_from_cookie, principal_from_token
+from ..config import ServiceConfig
+
+SESSION_COOKIE = "jaxjudge_session"
+CSRF_COOKIE = "jaxjudge_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+@dataclass
+class Context:
+    config: ServiceConfig
+    db: object
+    workers: object  # grader.service.workers.Workers
+    changes: object  # .changes.Changes
+
+
+def ctx(request: Request) -> Context:
+    return request.app.state.ctx
+
+
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def current(request: Request, c: Context = Depends(ctx)) -> Principal:
+    auth = request.headers.get("authorization")
+    if auth is not None:
+        scheme, _, secret = auth.partition(" ")
+        if scheme.lower() != "bearer" or not secret.strip():
+            raise _unauthorized("Authorization: use 'Bearer <token>'")
+        who = principal_from_token(c.db, secret.strip())
+        if who is None:
+            raise _unauthorized("unknown or revoked token")
+        return who
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        found = principal_from_cookie(c.db, cookie)
+        if found is None:
+            raise _unauthorized("the session expired or was ended; log in again")
+        who, csrf_hash = found
+        if request.method not in SAFE_METHODS and not csrf_matches(csrf_hash, request.headers.get(CSRF_HEADER)):
+            raise HTTPException(403, f"CSRF check failed: send the session's CSRF token in {CSRF_HEADER}")
+        return who
+    raise _unauthorized("log in (POST /api/v1/auth/login) or send 'Authorization: Bearer <token>'")
+
+
+def instructor(who: Principal = Depends(current)) -> Principal:
+    if not who.instructor:
+        raise HTTPException(403, "instructors only")
+    return who

@@ -1,0 +1,57 @@
+"""Instructors: the gradebook, rejudging a problem after its cases change, and the
+queue's state."""
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query, Response
+from sqlalchemy import or_, update
+
+from ...problem.catalogue import content_hash
+from .. import jobs
+from ..accounts import Principal
+from ..gradebook import gradebook, to_csv
+from ..models import Submission, utcnow
+from .deps import Context, ctx, instructor
+from .problems import load
+from .schemas import QueueOut, RejudgeOut
+
+router = APIRouter(tags=["instructors"])
+
+
+@router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}}, 403: {}})
+def book(who: Principal = Depends(instructor), c: Context = Depends(ctx), problem: str | None = None,
+         format: Literal["csv", "json"] = "json"):
+    rows = gradebook(c.db, problem)
+    if format == "csv":
+        return Response(to_csv(rows), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
+    return Response(json.dumps(rows), media_type="application/json")
+
+
+@router.post("/problems/{problem_id}/rejudge", response_model=RejudgeOut, responses={403: {}, 404: {}})
+def rejudge(problem_id: str, who: Principal = Depends(instructor), c: Context = Depends(ctx),
+            all: bool = Query(False, description="also Submits already graded by the current version")):
+    """Requeue the problem's graded Submits whose verdict came from another version
+    of the problem (its content hash), behind the learners' own work. Each keeps its
+    previous verdict until the new one is written."""
+    version = content_hash(load(problem_id))
+    stale = or_(Submission.problem_version.is_(None), Submission.problem_version != version)
+    with c.db.write() as s:
+        where = [Submission.problem == problem_id, Submission.kind == "submit", Submission.status == "done"]
+        if not all:
+            where.append(stale)
+        n = s.execute(update(Submission).where(*where)
+                      .values(status="queued", priority=1, queued_at=utcnow(), attempts=0, claimed_by=None,
+                              started_at=None, charged=False),
+                      execution_options={"synchronize_session": False}).rowcount
+    c.workers.wake()
+    c.changes.notify()
+    return RejudgeOut(problem=problem_id, problem_version=version, requeued=n)
+
+
+@router.get("/queue", response_model=QueueOut, responses={403: {}})
+def queue(who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    with c.db.read() as s:
+        return QueueOut(**jobs.stats(s, c.config.stale_seconds))

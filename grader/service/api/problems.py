@@ -1,0 +1,58 @@
+"""Problems as a learner may see them: statement, worked examples (the public
+cases), limits and requirements. Hidden cases are counted, never shown."""
+from __future__ import annotations
+
+import dataclasses
+
+from fastapi import APIRouter, Depends, HTTPException
+
+from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
+from ...problem.catalogue import content_hash
+from ..accounts import Principal
+from .deps import current
+from .schemas import Example, Limits, ProblemDetail, ProblemSummary
+
+router = APIRouter(tags=["problems"])
+
+
+def load(problem_id: str) -> Problem:
+    if not NAME_RE.match(problem_id) or problem_id not in all_problem_ids():
+        raise HTTPException(404, f"no such problem {problem_id!r}")
+    try:
+        return find_problem(problem_id)
+    except ProblemError as exc:
+        raise HTTPException(500, f"problem {problem_id!r} is broken: {exc.detail}") from None
+
+
+def summary(p: Problem) -> ProblemSummary:
+    public = len(p.public_cases())
+    return ProblemSummary(id=p.id, title=p.meta.title, difficulty=p.meta.difficulty, tags=list(p.meta.tags),
+                          public_cases=public, hidden_cases=len(p.cases) - public)
+
+
+@router.get("/problems", response_model=list[ProblemSummary])
+def problems(who: Principal = Depends(current)):
+    out = []
+    for pid in all_problem_ids():
+        try:
+            out.append(summary(find_problem(pid)))
+        except ProblemError:
+            continue  # a broken problem is the authors' business (grader validate), not the learners'
+    return out
+
+
+@router.get("/problems/{problem_id}", response_model=ProblemDetail, responses={404: {}})
+def problem(problem_id: str, who: Principal = Depends(current)):
+    p = load(problem_id)
+    try:
+        statement = p.statement_path.read_text(encoding="utf-8")
+    except OSError:
+        statement = ""
+    req = dataclasses.asdict(p.meta.requirements)
+    outputs = [{"path": ".".join(o.path), "dtype": o.dtype, "shape": list(o.shape), "atol": o.atol,
+                "rtol": o.rtol, "container": o.container} for o in p.meta.outputs]
+    return ProblemDetail(**summary(p).model_dump(), statement=statement,
+                         entry={"name": p.meta.entry.name, "args": list(p.meta.entry.args)},
+                         limits=Limits(**dataclasses.asdict(p.meta.limits)), requirements=req, outputs=outputs,
+                         examples=[Example(id=c.id, input=c.input, expected=c.expected) for c in p.public_cases()],
+                         problem_version=content_hash(p))

@@ -1,0 +1,141 @@
+"""Typed bodies of the API (they are also the OpenAPI document at ``/docs``)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROBLEM_ID = r"^[a-z0-9][a-z0-9_]*$"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SubmissionIn(Strict):
+    problem: str = Field(pattern=PROBLEM_ID, max_length=64)
+    source: str = Field(description="the Python file, UTF-8; at most 64 KiB")
+    kind: Literal["run", "submit"] = Field(description="run: the public cases; submit: every case")
+
+
+class SubmissionCreated(BaseModel):
+    id: str
+    status: str
+    location: str
+
+
+class QueueInfo(BaseModel):
+    position: int | None = Field(description="1 = graded next; null unless queued")
+    age_seconds: float = Field(description="since it was queued")
+
+
+class SubmissionOut(BaseModel):
+    id: str
+    problem: str
+    kind: str
+    status: Literal["queued", "running", "done"]
+    verdict: str | None = Field(description="null until graded; a rejudge keeps the previous one until it ends")
+    passed: int | None
+    total: int | None
+    attempts: int
+    user: str | None = Field(None, description="the learner's email (instructors only)")
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    queue: QueueInfo | None
+    problem_version: str | None
+    judge_version: str | None
+    report: dict[str, Any] | None = Field(description="learners: hidden cases reduced; instructors: in full")
+
+
+class SubmissionRow(BaseModel):
+    id: str
+    problem: str
+    kind: str
+    status: str
+    verdict: str | None
+    passed: int | None
+    total: int | None
+    user: str | None = None
+    created_at: datetime
+
+
+class LoginIn(Strict):
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=1024)
+
+
+class Me(BaseModel):
+    email: str
+    role: str
+    csrf_token: str | None = Field(None, description="returned by login: echo it in X-CSRF-Token on writes")
+
+
+class TokenIn(Strict):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked: bool
+    token: str | None = Field(None, description="shown once, when created")
+
+
+class Limits(BaseModel):
+    time_seconds: float
+    load_seconds: float
+    memory_mb: int
+    output_kb: int
+
+
+class ProblemSummary(BaseModel):
+    id: str
+    title: str
+    difficulty: str
+    tags: list[str]
+    public_cases: int
+    hidden_cases: int
+
+
+class Example(BaseModel):
+    id: str
+    input: Any
+    expected: Any
+
+
+class ProblemDetail(ProblemSummary):
+    statement: str = Field(description="Markdown, with the worked examples")
+    entry: dict[str, Any]
+    limits: Limits
+    requirements: dict[str, Any]
+    outputs: list[dict[str, Any]]
+    examples: list[Example] = Field(description="the public cases; hidden cases never leave the server")
+    problem_version: str
+
+
+class RejudgeOut(BaseModel):
+    problem: str
+    problem_version: str
+    requeued: int
+
+
+class QueueOut(BaseModel):
+    depth: int
+    running: int
+    done: int
+    queued_by_kind: dict[str, int]
+    oldest_age_seconds: float | None
+    workers: dict[str, int]
+
+
+class HealthOut(BaseModel):
+    ok: bool
+    database: bool
+    workers: dict[str, int]
+    engine: str
+    sandbox: dict[str, Any] | None = Field(description="layers active in the latest grade (or the warm-up)")
+    version: str

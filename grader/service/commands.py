@@ -1,0 +1,156 @@
+"""The service's commands, added to ``grader`` by ``grader.cli``: ``serve``,
+``db upgrade`` and ``user add``. Only click is imported here; the web framework and
+the database load when a command runs, and their absence is one clear message."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+EXIT_USAGE = 2
+DB_HELP = "Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST/DB (default: $JAXJUDGE_DB, else " \
+          "./jaxjudge.sqlite3)."
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _need_extra() -> None:
+    try:
+        import alembic  # noqa: F401
+        import argon2  # noqa: F401
+        import fastapi  # noqa: F401
+        import sqlalchemy  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        _fail(f"the service needs the 'serve' extra ({exc.name} is missing): pip install -e '.[serve]'")
+
+
+def _open(db_url: str | None):
+    _need_extra()
+    from .config import default_db_url
+    from .db import DatabaseError
+    from .server import open_database
+
+    url = db_url or default_db_url()
+    try:
+        return open_database(url)
+    except DatabaseError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # unreachable server, bad credentials, unreadable file
+        _fail(f"cannot open the database: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _rate(value: str):
+    from .config import parse_rate
+
+    try:
+        return parse_rate(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--db", "db_url", default=None, help=DB_HELP)
+@click.option("--workers", type=click.IntRange(0, 64), default=2, show_default=True,
+              help="Grading workers (0: accept submissions, grade none here).")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, help="Dask scheduler address, with --engine dask.")
+@click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
+@click.option("--strict-sandbox", is_flag=True, help="Refuse to grade (IE) unless every sandbox layer is active.")
+@click.option("--run-limit", default="10/min", show_default=True, help="Run token bucket per learner: N/s|min|h.")
+@click.option("--submit-limit", default="5/5min", show_default=True, help="Submit token bucket per learner.")
+@click.option("--max-pending", type=click.IntRange(1, 10_000), default=3, show_default=True,
+              help="Submissions one learner may have waiting or running.")
+@click.option("--queue-cap", type=click.IntRange(1, 10_000_000), default=500, show_default=True,
+              help="Queued submissions beyond which new ones get 503.")
+@click.option("--max-attempts", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="Claims of one submission (its worker dying each time) before it is IE.")
+@click.option("--stale-seconds", type=click.FloatRange(3, 3600), default=15.0, show_default=True,
+              help="A worker whose heartbeat is older than this is dead; its submissions are requeued.")
+@click.option("--shutdown-grace", type=click.FloatRange(0, 3600), default=10.0, show_default=True,
+              help="Seconds running grades get to finish when the server stops; then they are requeued.")
+def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
+          max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace) -> None:
+    """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
+    from .config import Limits, ServiceConfig, default_db_url
+
+    if engine == "dask" and not scheduler:
+        _fail("--engine dask needs --scheduler tcp://HOST:PORT")
+    if engine == "local" and scheduler:
+        _fail("--scheduler goes with --engine dask")
+    limits = Limits(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
+                    queue_cap=queue_cap)
+    db = _open(db_url)
+    db.close()
+    config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
+                           scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
+                           limits=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
+                           shutdown_grace=shutdown_grace)
+    from .server import serve as run
+
+    run(config, explicit_db=db_url is not None)
+
+
+@click.group("db")
+def db_group() -> None:
+    """The service's database."""
+
+
+@db_group.command("upgrade")
+@click.option("--db", "db_url", default=None, help=DB_HELP)
+def db_upgrade(db_url) -> None:
+    """Create or migrate the schema to the newest revision (serve does this at start)."""
+    from .db import upgrade
+
+    db = _open(db_url)
+    click.echo(f"database at revision {upgrade(db)}")
+    db.close()
+
+
+@click.group("user")
+def user_group() -> None:
+    """Accounts of the service."""
+
+
+@user_group.command("add")
+@click.argument("email")
+@click.option("--instructor", is_flag=True, help="An instructor (full reports, gradebook, rejudge, queue).")
+@click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
+@click.option("--no-password", is_flag=True, help="No password: the account signs in with API tokens only.")
+@click.option("--token", "token_name", default=None, help="Also create an API token with this name and print it.")
+@click.option("--db", "db_url", default=None, help=DB_HELP)
+def user_add(email, instructor, password_stdin, no_password, token_name, db_url) -> None:
+    """Create an account (a learner unless --instructor)."""
+    from .accounts import AccountError, add_user, new_token
+
+    if password_stdin and no_password:
+        _fail("choose one of --password-stdin and --no-password")
+    if no_password:
+        password = None
+    elif password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif sys.stdin.isatty():
+        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+    else:
+        _fail("no terminal to ask for a password: use --password-stdin or --no-password")
+    db = _open(db_url)
+    try:
+        with db.write() as s:
+            user = add_user(s, email, "instructor" if instructor else "learner", password)
+            secret = new_token(s, user, token_name)[1] if token_name else None
+            email, role = user.email, user.role
+    except AccountError as exc:
+        _fail(str(exc))
+    finally:
+        db.close()
+    click.echo(f"added {role} {email}")
+    if secret:
+        click.echo(f"API token (shown once): {secret}")
+
+
+COMMANDS = [serve, db_group, user_group]

@@ -1,0 +1,78 @@
+"""The service's settings, one typed object built by ``grader serve`` and read by
+everything else. Rates are token buckets: ``burst`` tokens, refilled evenly at
+``burst`` per ``period_seconds``."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DB_ENV = "JAXJUDGE_DB"
+DEFAULT_DB_FILE = "jaxjudge.sqlite3"
+MAX_SOURCE_BYTES = 64 * 1024
+# A JSON body carries the source escaped (a control character costs 6 bytes), plus a few fields.
+MAX_BODY_BYTES = 6 * MAX_SOURCE_BYTES + 4096
+
+_PERIODS = {"s": 1.0, "sec": 1.0, "min": 60.0, "m": 60.0, "h": 3600.0, "hour": 3600.0}
+
+
+@dataclass(frozen=True)
+class Rate:
+    burst: int
+    period_seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.burst / self.period_seconds
+
+    def __str__(self) -> str:
+        return f"{self.burst}/{self.period_seconds:g}s"
+
+
+def parse_rate(text: str) -> Rate:
+    """``"10/min"`` -> 10 tokens, refilled at 10 per minute. Raises ValueError with a
+    message fit for the command line."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d*\.?\d*)\s*([a-z]+)\s*", text)
+    if not m or m.group(3) not in _PERIODS or int(m.group(1)) < 1:
+        raise ValueError(f"{text!r}: a rate is N/s, N/min or N/h with N >= 1 (e.g. 10/min)")
+    scale = float(m.group(2)) if m.group(2) else 1.0
+    if scale <= 0:
+        raise ValueError(f"{text!r}: the period must be positive")
+    return Rate(int(m.group(1)), scale * _PERIODS[m.group(3)])
+
+
+def default_db_url() -> str:
+    """``$JAXJUDGE_DB``, else a SQLite file in the current folder (created on first start)."""
+    env = os.environ.get(DB_ENV)
+    if env:
+        return env
+    return f"sqlite:///{Path.cwd() / DEFAULT_DB_FILE}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    run: Rate = field(default_factory=lambda: Rate(10, 60.0))
+    submit: Rate = field(default_factory=lambda: Rate(5, 300.0))
+    pending_per_learner: int = 3
+    queue_cap: int = 500
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    db_url: str
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 2
+    engine: str = "local"  # local | dask
+    scheduler: str | None = None
+    feedback: bool = True
+    strict_sandbox: bool = False
+    limits: Limits = field(default_factory=Limits)
+    max_attempts: int = 3  # claims of one submission before it is IE (its grading kept dying)
+    heartbeat_seconds: float = 2.0
+    stale_seconds: float = 15.0  # a worker silent this long is dead and its rows are requeued
+    poll_seconds: float = 0.5
+    session_hours: float = 12.0
+    warm_up: bool = True
+    shutdown_grace: float = 10.0  # seconds running grades get to finish when the server stops

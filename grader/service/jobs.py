@@ -1,0 +1,241 @@
+"""The queue, which is the ``submissions`` table: enqueue, claim, finish, release,
+and the reaper that requeues what a dead worker held.
+
+A claim is one conditional UPDATE of the first queued row that must change exactly
+one row; on PostgreSQL the row is picked ``FOR UPDATE SKIP LOCKED``, so concurrent
+workers never wait on or take the same row. A result is written only by the worker
+that still holds the claim (``status='running' AND claimed_by=me``): a worker
+presumed dead whose row was requeued and claimed again cannot write a second result."""
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select, tuple_, update
+from sqlalchemy.orm import Session
+
+from .models import Submission, Worker, utcnow
+from .ratelimit import refund
+
+HOST = socket.gethostname()[:255]
+
+
+@dataclass(frozen=True)
+class Job:
+    pk: int
+    id: str
+    problem: str
+    kind: str
+    source: str
+    attempts: int
+
+
+def new_id() -> str:
+    return secrets.token_urlsafe(16)  # 128 random bits
+
+
+def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, source_sha256: str,
+            key: str | None = None, charged: bool = False) -> Submission:
+    now = utcnow()
+    sub = Submission(id=new_id(), user_id=user_id, problem=problem, kind=kind, source=source,
+                     source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=0,
+                     created_at=now, queued_at=now, attempts=0)
+    s.add(sub)
+    s.flush()
+    return sub
+
+
+def claim(db, worker_id: str) -> Job | None:
+    now = utcnow()
+    order = (Submission.priority, Submission.queued_at, Submission.pk)
+    first = select(Submission.pk).where(Submission.status == "queued").order_by(*order).limit(1)
+    if db.dialect == "postgresql":
+        first = first.with_for_update(skip_locked=True)
+    with db.write() as s:
+        rows = s.execute(
+            update(Submission).where(Submission.pk == first.scalar_subquery(), Submission.status == "queued")
+            .values(status="running", attempts=Submission.attempts + 1, claimed_by=worker_id, started_at=now)
+            .returning(Submission.pk, Submission.id, Submission.problem, Submission.kind, Submission.source,
+                       Submission.attempts),
+            execution_options={"synchronize_session": False}).all()
+        if len(rows) != 1:
+            return None
+        job = Job(*rows[0])
+        s.execute(update(Worker).where(Worker.id == worker_id).values(busy_with=job.id, heartbeat_at=now))
+    return job
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    passed: int
+    total: int
+    report: dict
+    full_report: dict
+    problem_version: str
+    judge_version: str
+
+
+def _refund_if_free(s: Session, user_id: int, kind: str, charged: bool, verdict: str, limits) -> None:
+    """A learner is never charged for the judge's failure (IE) or for a file that
+    does not compile (CE)."""
+    if charged and verdict in ("IE", "CE") and limits is not None:
+        refund(s, user_id, kind, limits)
+
+
+def finish(db, job: Job, worker_id: str, outcome: Outcome, limits=None, sandbox: dict | None = None) -> bool:
+    """Write the result if this worker still holds the claim; False if it was lost."""
+    now = utcnow()
+    with db.write() as s:
+        rows = s.execute(
+            update(Submission).where(Submission.pk == job.pk, Submission.status == "running",
+                                     Submission.claimed_by == worker_id)
+            .values(status="done", finished_at=now, verdict=outcome.verdict, passed=outcome.passed,
+                    total=outcome.total, report=outcome.report, full_report=outcome.full_report,
+                    problem_version=outcome.problem_version, judge_version=outcome.judge_version)
+            .returning(Submission.user_id, Submission.kind, Submission.charged),
+            execution_options={"synchronize_session": False}).all()
+        values = dict(busy_with=None, heartbeat_at=now)
+        if sandbox:
+            values["sandbox"] = sandbox
+        if len(rows) == 1:
+            values["graded"] = Worker.graded + 1
+        s.execute(update(Worker).where(Worker.id == worker_id).values(**values))
+        if len(rows) != 1:
+            return False
+        user_id, kind, charged = rows[0]
+        _refund_if_free(s, user_id, kind, charged, outcome.verdict, limits)
+    return True
+
+
+def release(db, job: Job, worker_id: str, uncount: bool = False) -> None:
+    """Give a claimed row back to the queue, keeping its place in line (and its
+    attempts, unless ``uncount``: a server shutting down was no attempt)."""
+    attempts = Submission.attempts - 1 if uncount else Submission.attempts
+    with db.write() as s:
+        s.execute(update(Submission).where(Submission.pk == job.pk, Submission.status == "running",
+                                           Submission.claimed_by == worker_id)
+                  .values(status="queued", claimed_by=None, started_at=None, attempts=attempts),
+                  execution_options={"synchronize_session": False})
+        s.execute(update(Worker).where(Worker.id == worker_id).values(busy_with=None))
+
+
+# ------------------------------------------------------------------ workers and the reaper
+
+def register(db, instance: str, worker_ids: list[str]) -> None:
+    now = utcnow()
+    with db.write() as s:
+        for wid in worker_ids:
+            s.add(Worker(id=wid, instance=instance, host=HOST, pid=os.getpid(), started_at=now, heartbeat_at=now,
+                         graded=0))
+
+
+def set_zygote(db, worker_id: str, pid: int | None) -> None:
+    with db.write() as s:
+        s.execute(update(Worker).where(Worker.id == worker_id).values(zygote_pid=pid))
+
+
+def beat(db, instance: str) -> None:
+    with db.write() as s:
+        s.execute(update(Worker).where(Worker.instance == instance).values(heartbeat_at=utcnow()))
+
+
+def unregister(db, instance: str) -> None:
+    with db.write() as s:
+        s.execute(delete(Worker).where(Worker.instance == instance))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _dead(w: Worker, me: str, stale_before: datetime) -> bool:
+    if w.instance == me:
+        return False
+    if w.heartbeat_at < stale_before:
+        return True
+    # On this host a vanished process is dead at once, not after the heartbeat goes
+    # stale; so is one whose pid is now ours (a container restarted with the same pid).
+    return w.host == HOST and (w.pid == os.getpid() or not _pid_alive(w.pid))
+
+
+def reap(db, me: str, stale_seconds: float, max_attempts: int, ie_outcome, limits=None) -> tuple[int, int, list[int]]:
+    """Requeue rows held by dead workers; after ``max_attempts`` claims a row is done
+    as IE (``ie_outcome(row) -> Outcome``). Returns (requeued, failed, the process
+    groups of the dead workers' sandboxes on this host)."""
+    now = utcnow()
+    requeued = failed = 0
+    with db.write() as s:
+        workers = s.scalars(select(Worker)).all()
+        dead = {w.id for w in workers if _dead(w, me, now - timedelta(seconds=stale_seconds))}
+        zygotes = [w.zygote_pid for w in workers if w.id in dead and w.host == HOST and w.zygote_pid]
+        live = {w.id for w in workers} - dead
+        held = s.scalars(select(Submission).where(Submission.status == "running")).all()
+        for row in held:
+            if row.claimed_by in live:
+                continue
+            if row.attempts >= max_attempts:
+                out = ie_outcome(row)
+                row.status, row.finished_at, row.verdict = "done", now, out.verdict
+                row.passed, row.total, row.report, row.full_report = out.passed, out.total, out.report, out.full_report
+                row.problem_version, row.judge_version = out.problem_version, out.judge_version
+                _refund_if_free(s, row.user_id, row.kind, row.charged, out.verdict, limits)
+                failed += 1
+            else:
+                row.status, row.claimed_by, row.started_at = "queued", None, None
+                requeued += 1
+        if dead:
+            s.execute(delete(Worker).where(Worker.id.in_(dead)))
+    return requeued, failed, zygotes
+
+
+# ------------------------------------------------------------------ views
+
+def position(s: Session, sub: Submission) -> int | None:
+    """1 for the next row to be claimed; None unless queued."""
+    if sub.status != "queued":
+        return None
+    key = tuple_(Submission.priority, Submission.queued_at, Submission.pk)
+    ahead = s.scalar(select(func.count()).select_from(Submission).where(
+        Submission.status == "queued", key < tuple_(sub.priority, sub.queued_at, sub.pk)))
+    return int(ahead or 0) + 1
+
+
+def depth(s: Session) -> int:
+    return int(s.scalar(select(func.count()).select_from(Submission).where(Submission.status == "queued")) or 0)
+
+
+def stats(s: Session, stale_seconds: float) -> dict:
+    now = utcnow()
+    counts = dict(s.execute(select(Submission.status, func.count()).group_by(Submission.status)).all())
+    by_kind = dict(s.execute(select(Submission.kind, func.count()).where(Submission.status == "queued")
+                             .group_by(Submission.kind)).all())
+    oldest = s.scalar(select(func.min(Submission.queued_at)).where(Submission.status == "queued"))
+    if oldest is not None and oldest.tzinfo is None:  # an aggregate skips the column type on SQLite
+        from datetime import timezone
+
+        oldest = datetime.fromisoformat(str(oldest)).replace(tzinfo=timezone.utc)
+    workers = s.scalars(select(Worker)).all()
+    alive = [w for w in workers if w.heartbeat_at >= now - timedelta(seconds=stale_seconds)]
+    return {"depth": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),
+            "done": int(counts.get("done", 0)),
+            "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in ("run", "submit")},
+            "oldest_age_seconds": round((now - oldest).total_seconds(), 3) if oldest else None,
+            "workers": {"alive": len(alive), "busy": sum(1 for w in alive if w.busy_with)}}
+
+
+def recent_grade_seconds(s: Session, n: int = 50) -> float | None:
+    rows = s.execute(select(Submission.started_at, Submission.finished_at)
+                     .where(Submission.status == "done", Submission.started_at.is_not(None))
+                     .order_by(Submission.finished_at.desc()).limit(n)).all()
+    spans = [(f - st).total_seconds() for st, f in rows if st and f]
+    return sum(spans) / len(spans) if spans else None

@@ -1,0 +1,24 @@
+"""Alembic's environment: runs on the connection the service hands over
+(``grader.service.db.upgrade``), or on ``sqlalchemy.url`` for alembic's own CLI."""
+from alembic import context
+from sqlalchemy import create_engine
+
+from grader.service.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def run(connection) -> None:
+    context.configure(connection=connection, target_metadata=target_metadata,
+                      render_as_batch=connection.dialect.name == "sqlite", compare_type=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+connection = config.attributes.get("connection")
+if connection is not None:
+    run(connection)
+else:
+    with create_engine(config.get_main_option("sqlalchemy.url")).begin() as conn:
+        run(conn)

@@ -1,0 +1,158 @@
+"""The schema, as SQLAlchemy 2 typed mappings. The migrations under ``migrations/``
+create exactly this (a test compares them on SQLite and PostgreSQL).
+
+The queue is the ``submissions`` table itself: a row is queued, running or done,
+and its verdict (kept apart from that status) is written by the worker that holds
+the claim. ``pk`` orders and joins; ``id`` is the unguessable public name."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC on every database: SQLite keeps no zone, so naive values
+    read back are UTC by construction, and naive values are refused on the way in."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: the service stores timezone-aware UTC times only")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+JsonDoc = JSON().with_variant(JSONB(), "postgresql")
+
+STATUSES = ("queued", "running", "done")
+KINDS = ("run", "submit")
+ROLES = ("learner", "instructor")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    __table_args__ = (CheckConstraint("role IN ('learner', 'instructor')", name="ck_users_role"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class WebSession(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    csrf_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (
+        CheckConstraint("status IN ('queued', 'running', 'done')", name="ck_submissions_status"),
+        CheckConstraint("kind IN ('run', 'submit')", name="ck_submissions_kind"),
+        UniqueConstraint("user_id", "idempotency_key", name="uq_submissions_idempotency"),
+        Index("ix_submissions_queue", "status", "priority", "queued_at", "pk"),
+        Index("ix_submissions_user", "user_id", "pk"),
+        Index("ix_submissions_problem", "problem", "kind"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(32), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    problem: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))
+    source: Mapped[str] = mapped_column(Text)
+    source_sha256: Mapped[str] = mapped_column(String(64))
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))
+    charged: Mapped[bool] = mapped_column(Boolean, default=False)  # a rate token was taken (refunded on IE/CE)
+    status: Mapped[str] = mapped_column(String(8))
+    priority: Mapped[int] = mapped_column(Integer, default=0)  # 0 learners' work, 1 rejudges
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    verdict: Mapped[str | None] = mapped_column(String(4))
+    passed: Mapped[int | None] = mapped_column(Integer)
+    total: Mapped[int | None] = mapped_column(Integer)
+    problem_version: Mapped[str | None] = mapped_column(String(64))
+    judge_version: Mapped[str | None] = mapped_column(String(32))
+    report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # what the learner may see
+    full_report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # hidden cases in full: instructors
+
+
+class Worker(Base):
+    __tablename__ = "workers"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    instance: Mapped[str] = mapped_column(String(64), index=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    busy_with: Mapped[str | None] = mapped_column(String(32))
+    graded: Mapped[int] = mapped_column(Integer, default=0)
+    sandbox: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # layers seen in its last grade
+    zygote_pid: Mapped[int | None] = mapped_column(Integer)  # its sandbox's process group, for the reaper
+
+
+class RateBucket(Base):
+    __tablename__ = "rate_buckets"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

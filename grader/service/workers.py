@@ -1,0 +1,245 @@
+"""The workers: threads that claim rows and grade them. Locally each thread holds
+one warm sandbox of the batch pool (a zygote that imported JAX once); with
+``--engine dask`` each thread hands its claimed job to the Dask cluster instead.
+One more thread beats the heartbeat of this server's workers and reaps rows held by
+dead ones (on start too: a server killed mid-grade loses nothing)."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from typing import Callable
+
+from ..problem import ProblemError, find_problem
+from . import jobs
+from .config import ServiceConfig
+from .grading import grade_problem, ie_outcome
+from .orphans import kill_group
+
+log = logging.getLogger("grader.service")
+
+
+class Workers:
+    def __init__(self, db, config: ServiceConfig) -> None:
+        self.db, self.config = db, config
+        self.instance = uuid.uuid4().hex[:16]
+        self.ids = [f"{self.instance}-{i}" for i in range(config.workers)]
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._ready: set[str] = set()  # workers whose sandbox started (and warmed up)
+        self._pool = None
+        self._boxes: list = []
+        self._client = None
+        self._filled: set[str] = set()
+        self._fill_lock = threading.Lock()
+        self.sandbox_info: dict | None = None  # layers seen by the latest grade
+        self.reaped = (0, 0)
+        self.on_change: Callable[..., None] = lambda sub_id=None: None  # a row changed status (None: any)
+
+    # -------------------------------------------------------------- life cycle
+
+    def start(self) -> None:
+        jobs.register(self.db, self.instance, self.ids)
+        self.reaped = self.reap()
+        if self.config.workers == 0:
+            return
+        if self.config.engine == "dask":
+            from distributed import Client
+
+            self._client = Client(self.config.scheduler, timeout="30s")
+            grade = self._grade_dask
+        else:
+            from ..sandbox.host import Pool
+
+            self._pool = Pool(self.config.workers)
+            self._boxes = list(self._pool.free.queue)
+            grade = None
+        for wid in self.ids:
+            t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        beat = threading.Thread(target=self._heartbeat, name="heartbeat", daemon=True)
+        beat.start()
+        self._threads.append(beat)
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop claiming and let current grades finish for ``grace`` seconds; then end
+        the sandboxes still grading (zygote and child), whose rows go back to the queue
+        uncounted. A row still held after that is requeued by the next start."""
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + grace
+        for t in self._threads:
+            t.join(timeout=max(0.0, deadline - time.monotonic()))
+        for box in self._boxes:
+            if box.proc is not None:
+                kill_group(box.proc.pid)
+        for t in self._threads:
+            t.join(timeout=5.0)
+        if not any(t.is_alive() for t in self._threads):
+            try:
+                jobs.unregister(self.db, self.instance)
+            except Exception:  # the database went away first; the heartbeat goes stale instead
+                log.exception("could not unregister the workers")
+        if self._pool is not None:
+            self._pool.close()
+        if self._client is not None:
+            self._client.close()
+
+    def wake(self) -> None:
+        """A row was enqueued: idle workers claim now instead of at their next poll."""
+        self._wake.set()
+
+    def alive(self) -> int:
+        """Workers ready to grade: thread running, sandbox started (the first one warmed up)."""
+        return sum(1 for t in self._threads if t.is_alive() and t.name[len("worker-"):] in self._ready)
+
+    # -------------------------------------------------------------- the threads
+
+    def reap(self) -> tuple[int, int]:
+        c = self.config
+
+        def failed(row) -> jobs.Outcome:
+            return ie_outcome(row.problem, row.kind, row.id,
+                              f"grading was interrupted {row.attempts} times (the worker grading it died each time)")
+
+        requeued, dead, zygotes = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
+                                            c.limits)
+        orphans = sum(kill_group(pgid) for pgid in zygotes)
+        if requeued or dead or orphans:
+            log.warning("requeued %d submission(s) left running by a dead worker; %d failed as IE; "
+                        "%d orphaned sandbox process(es) ended", requeued, dead, orphans)
+            self.wake()
+            self.on_change()
+        return requeued, dead
+
+    def _heartbeat(self) -> None:
+        ticks = 0
+        while not self._stop.wait(self.config.heartbeat_seconds):
+            try:
+                jobs.beat(self.db, self.instance)
+                ticks += 1
+                if ticks % 3 == 0:
+                    self.reap()
+            except Exception:
+                log.exception("heartbeat failed")
+
+    def _warm_up(self, box) -> None:
+        """Grade one problem's reference on one public case: the zygote is then warm and
+        the sandbox layers this machine offers are known before the first learner."""
+        from ..judge.request import make_request
+        from ..judge.submission import parse_source
+        from ..problem import all_problem_ids
+
+        for pid in all_problem_ids():
+            try:
+                problem = find_problem(pid)
+                case = problem.public_cases()[:1]
+                if not case:
+                    continue
+                src = problem.reference_path.read_text(encoding="utf-8")
+                run = box.run(make_request(parse_source(src, "reference.py"), problem, case))
+                if run.judge_error is None:
+                    self.sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
+                return
+            except (ProblemError, OSError):
+                continue
+
+    def _fill_cache(self, problem) -> None:
+        """The batch's XLA cache for eager submissions, filled once per problem by the
+        trusted judge (a no-op when already filled on this machine)."""
+        if problem.id in self._filled or self.config.engine == "dask":
+            return
+        with self._fill_lock:
+            if problem.id not in self._filled:
+                from ..sandbox.xla_cache import fill
+
+                fill(problem)
+                self._filled.add(problem.id)
+
+    def _loop(self, wid: str, grade: Callable | None) -> None:
+        box = None
+        if grade is None:
+            box = self._pool.free.get()
+            try:
+                box.start()
+                jobs.set_zygote(self.db, wid, box.proc.pid)
+                if self.config.warm_up and wid == self.ids[0]:
+                    self._warm_up(box)
+            except Exception:
+                log.exception("worker %s: the sandbox did not start; it will retry at its first job", wid)
+            else:
+                self._ready.add(wid)
+        else:
+            self._ready.add(wid)
+        try:
+            while not self._stop.is_set():
+                try:
+                    job = jobs.claim(self.db, wid)
+                except Exception:
+                    log.exception("worker %s: claim failed", wid)
+                    job = None
+                if job is None:
+                    self._wake.wait(self.config.poll_seconds)
+                    self._wake.clear()
+                    continue
+                self.on_change(job.id)
+                zygote = box.proc.pid if box is not None and box.proc is not None else None
+                try:
+                    self._run(wid, job, grade, box)
+                except Exception:  # the database failed us: hand the row back as soon as it can be
+                    log.exception("worker %s: could not record %s; releasing it", wid, job.id)
+                    self._release_when_possible(job, wid)
+                self.on_change(job.id)
+                self._ready.add(wid)
+                if box is not None and box.proc is not None and box.proc.pid != zygote:
+                    jobs.set_zygote(self.db, wid, box.proc.pid)  # the sandbox restarted its zygote
+        finally:
+            if box is not None:
+                self._pool.free.put(box)
+
+    def _release_when_possible(self, job: jobs.Job, wid: str) -> None:
+        for _ in range(30):
+            try:
+                return jobs.release(self.db, job, wid)
+            except Exception:
+                if self._stop.wait(2.0):
+                    return
+
+    def _run(self, wid: str, job: jobs.Job, grade: Callable | None, box) -> None:
+        c = self.config
+        try:
+            problem = find_problem(job.problem)
+        except (ProblemError, OSError) as exc:
+            outcome = ie_outcome(job.problem, job.kind, job.id, f"the problem cannot be loaded: {exc}")
+        else:
+            try:
+                if grade is None:
+                    self._fill_cache(problem)
+                    outcome = grade_problem(problem, job.kind, job.source, job.id, box, c.feedback, c.strict_sandbox)
+                else:
+                    outcome = grade(problem, job)
+            except Exception as exc:  # the judge's own bug: the learner gets IE, the log the trace
+                log.exception("grading %s failed", job.id)
+                outcome = ie_outcome(job.problem, job.kind, job.id, f"the judge failed ({type(exc).__name__})")
+        if outcome.verdict == "IE" and self._stop.is_set():
+            jobs.release(self.db, job, wid, uncount=True)  # ended by the shutdown, not the submission's doing
+            return
+        if outcome.verdict == "IE" and job.attempts < c.max_attempts:
+            jobs.release(self.db, job, wid)  # maybe transient (a zygote died): try again, in line
+            return
+        sandbox = outcome.report.get("sandbox") or None
+        if sandbox and sandbox.get("layers"):
+            self.sandbox_info = sandbox
+        if not jobs.finish(self.db, job, wid, outcome, c.limits, sandbox):
+            log.warning("worker %s lost its claim on %s; its result was discarded", wid, job.id)
+
+    def _grade_dask(self, problem, job: jobs.Job) -> jobs.Outcome:
+        from .remote import grade_remote
+
+        c = self.config
+        future = self._client.submit(grade_remote, problem, job.kind, job.source, job.id, c.feedback,
+                                     c.strict_sandbox, pure=False, retries=1, key=f"grade-{job.id}-{job.attempts}")
+        return future.result()

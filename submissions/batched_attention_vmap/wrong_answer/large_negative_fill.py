@@ -1,0 +1,16 @@
+# reason: value
+# hint: filling masked logits with a large negative number works until every key of a row is masked: that row then gets uniform weights (and the mean of v) instead of zeros.
+import jax
+import jax.numpy as jnp
+
+
+def attend(q, k, v, mask):
+    logits = jnp.where(mask, (q @ k.T) / jnp.sqrt(q.shape[-1]), -1e9)
+    weights = jax.nn.softmax(logits, axis=-1)
+    return weights @ v, weights
+
+
+def attention(q, k, v, mask):
+    per_head = jax.vmap(attend, in_axes=(0, 0, 0, None))
+    out, weights = jax.vmap(per_head)(q, k, v, mask)
+    return {"out": out, "weights": weights}

@@ -1,0 +1,16 @@
+# reason: value
+# hint: the mask is applied after the softmax: zeroing the masked weights leaves rows that no longer sum to 1; leave masked keys out before normalising.
+import jax
+import jax.numpy as jnp
+
+
+def attend(q, k, v, mask):
+    logits = (q @ k.T) / jnp.sqrt(q.shape[-1])
+    weights = jnp.where(mask, jax.nn.softmax(logits, axis=-1), 0.0)
+    return weights @ v, weights
+
+
+def attention(q, k, v, mask):
+    per_head = jax.vmap(attend, in_axes=(0, 0, 0, None))
+    out, weights = jax.vmap(per_head)(q, k, v, mask)
+    return {"out": out, "weights": weights}

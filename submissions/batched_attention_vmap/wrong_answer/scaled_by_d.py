@@ -1,0 +1,16 @@
+# reason: value
+# hint: the logits are divided by D instead of sqrt(D).
+import jax
+import jax.numpy as jnp
+
+
+def attend(q, k, v, mask):
+    logits = (q @ k.T) / q.shape[-1]
+    weights = jax.nn.softmax(logits, axis=-1, where=mask)
+    return weights @ v, weights
+
+
+def attention(q, k, v, mask):
+    per_head = jax.vmap(attend, in_axes=(0, 0, 0, None))
+    out, weights = jax.vmap(per_head)(q, k, v, mask)
+    return {"out": out, "weights": weights}

@@ -1,0 +1,231 @@
+"""The database layer on a real SQLite file and a real PostgreSQL server: the
+migrations create exactly the models' schema, times come back timezone-aware,
+claims are exclusive under concurrency, a lost claim writes nothing, and the reaper
+requeues what dead workers held (IE after the last attempt, without charging)."""
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from service_support import P1, db_url, make_user, postgres  # noqa: F401  (fixtures)
+from sqlalchemy import select, text, update
+
+from grader.service import jobs
+from grader.service.config import Limits, Rate
+from grader.service.grading import ie_outcome
+from grader.service.models import RateBucket, Submission, Worker, utcnow
+from grader.service.server import open_database
+
+
+@pytest.fixture
+def db(db_url):  # noqa: F811
+    database = open_database(db_url)
+    yield database
+    database.close()
+
+
+def _user(db, email="a@example.org") -> int:
+    make_user(db.url, email)
+    from grader.service.models import User
+
+    with db.read() as s:
+        return s.scalar(select(User.id).where(User.email == email))
+
+
+def test_migrations_create_exactly_the_models_schema(db):
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    from grader.service.models import Base
+
+    with db.engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(ctx, Base.metadata) == []
+        assert ctx.get_current_revision() == "0001"
+
+
+def test_upgrade_twice_is_a_no_op(db):
+    from grader.service.db import upgrade
+
+    assert upgrade(db) == "0001"
+
+
+def test_reports_are_jsonb_on_postgresql(db):
+    if db.dialect != "postgresql":
+        pytest.skip("PostgreSQL only")
+    with db.engine.connect() as conn:
+        types = dict(conn.execute(text("SELECT column_name, data_type FROM information_schema.columns "
+                                       "WHERE table_name = 'submissions'")).all())
+    assert types["report"] == "jsonb" and types["full_report"] == "jsonb"
+    assert types["created_at"] == "timestamp with time zone"
+
+
+def test_sqlite_runs_in_wal_with_busy_timeout_and_foreign_keys(db):
+    if db.dialect != "sqlite":
+        pytest.skip("SQLite only")
+    with db.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_times_come_back_timezone_aware_and_naive_ones_are_refused(db):
+    uid = _user(db)
+    with db.write() as s:
+        sub = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64)
+        sid = sub.id
+    with db.read() as s:
+        got = s.scalar(select(Submission).where(Submission.id == sid))
+    assert got.created_at.tzinfo is not None and got.created_at.utcoffset() == timedelta(0)
+    assert abs((utcnow() - got.created_at).total_seconds()) < 60
+    with pytest.raises(Exception, match="naive"):
+        with db.write() as s:
+            s.execute(update(Submission).values(queued_at=datetime.now()))
+
+
+def test_concurrent_claims_take_every_row_exactly_once(db):
+    uid = _user(db)
+    with db.write() as s:
+        ids = {jobs.enqueue(s, uid, P1, "run", f"x = {i}", "0" * 64).id for i in range(24)}
+    workers = [f"w{i}" for i in range(6)]
+    jobs.register(db, "inst", workers)
+    claimed: dict[str, list[str]] = {w: [] for w in workers}
+    start = threading.Barrier(len(workers))
+
+    def claim_all(wid):
+        start.wait()
+        while (job := jobs.claim(db, wid)) is not None:
+            claimed[wid].append(job.id)
+
+    threads = [threading.Thread(target=claim_all, args=(w,)) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    got = [i for w in workers for i in claimed[w]]
+    assert sorted(got) == sorted(ids)  # each row once, none twice
+    with db.read() as s:
+        rows = s.scalars(select(Submission)).all()
+    assert all(r.status == "running" and r.attempts == 1 and r.claimed_by in workers for r in rows)
+
+
+def _outcome(verdict="AC"):
+    return jobs.Outcome(verdict, 1, 1, {"verdict": verdict}, {"verdict": verdict, "full": True}, "v1", "0.1.0")
+
+
+def test_a_worker_that_lost_its_claim_writes_nothing(db):
+    uid = _user(db)
+    with db.write() as s:
+        jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64)
+    jobs.register(db, "inst", ["w1", "w2"])
+    first = jobs.claim(db, "w1")
+    jobs.release(db, first, "w1")  # as the reaper would, presuming w1 dead
+    second = jobs.claim(db, "w2")
+    assert second.id == first.id and second.attempts == 2
+    assert jobs.finish(db, first, "w1", _outcome("WA")) is False
+    assert jobs.finish(db, second, "w2", _outcome("AC")) is True
+    with db.read() as s:
+        row = s.scalar(select(Submission))
+    assert (row.status, row.verdict, row.report) == ("done", "AC", {"verdict": "AC"})
+
+
+def _dead_worker_holding(db, uid, attempts: int, charged: bool) -> str:
+    now = utcnow()
+    with db.write() as s:
+        s.add(Worker(id="dead-0", instance="dead", host=jobs.HOST, pid=2 ** 22 + 1, started_at=now,
+                     heartbeat_at=now, graded=0))
+        sub = jobs.enqueue(s, uid, P1, "submit", "x = 1", "0" * 64, charged=charged)
+        sub.status, sub.claimed_by, sub.attempts, sub.started_at = "running", "dead-0", attempts, now
+        return sub.id
+
+
+def _reap(db, limits=None):
+    return jobs.reap(db, "me", 15.0, 3, lambda r: ie_outcome(r.problem, r.kind, r.id, "interrupted"), limits)[:2]
+
+
+def test_reaper_requeues_a_row_held_by_a_dead_process_in_its_place(db):
+    uid = _user(db)
+    sid = _dead_worker_holding(db, uid, attempts=1, charged=True)
+    assert _reap(db) == (1, 0)
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid))
+        assert s.scalar(select(Worker).where(Worker.id == "dead-0")) is None
+    assert (row.status, row.claimed_by, row.attempts, row.verdict) == ("queued", None, 1, None)
+
+
+def test_reaper_spares_live_workers_and_reaps_stale_heartbeats(db):
+    uid = _user(db)
+    sid = _dead_worker_holding(db, uid, attempts=1, charged=False)
+    with db.write() as s:  # alive: a live process (our parent), a fresh heartbeat
+        import os
+
+        s.execute(update(Worker).values(pid=os.getppid()))
+    assert _reap(db) == (0, 0)
+    with db.write() as s:
+        s.execute(update(Worker).values(heartbeat_at=utcnow() - timedelta(seconds=60)))
+    assert _reap(db) == (1, 0)
+    with db.read() as s:
+        assert s.scalar(select(Submission.status).where(Submission.id == sid)) == "queued"
+
+
+def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged(db):
+    uid = _user(db)
+    limits = Limits(submit=Rate(2, 3600.0))
+    with db.write() as s:
+        s.add(RateBucket(user_id=uid, kind="submit", tokens=0.0, updated_at=utcnow()))
+    sid = _dead_worker_holding(db, uid, attempts=3, charged=True)
+    assert _reap(db, limits) == (0, 1)
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid))
+        tokens = s.scalar(select(RateBucket.tokens).where(RateBucket.user_id == uid))
+    assert (row.status, row.verdict) == ("done", "IE")
+    assert row.report["reason"] == "judge" and row.report["message"] == "interrupted"
+    assert row.report["total"] > 0 and row.finished_at.tzinfo == timezone.utc
+    assert tokens == pytest.approx(1.0, abs=0.01)  # the token taken for it came back
+
+
+def test_an_unknown_email_costs_an_argon2_verification_too(db):
+    from grader.service import accounts
+
+    make_user(db.url, "known@example.org", password="a real password")
+    with db.write() as s:
+        assert accounts.verify_password(s, "nobody@example.org", "whatever") is None
+        assert accounts._DUMMY_HASH and accounts._DUMMY_HASH[0].startswith("$argon2id$")
+        assert accounts.verify_password(s, "KNOWN@example.org ", "a real password").email == "known@example.org"
+        assert accounts.verify_password(s, "known@example.org", "wrong password") is None
+
+
+def test_gradebook_csv_defuses_spreadsheet_formulas():
+    from grader.service.gradebook import COLUMNS, to_csv
+
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(learner="=HYPERLINK(\"http://x\")@example.org", problem="p")
+    line = to_csv([row]).splitlines()[1]
+    assert line.startswith("\"'=HYPERLINK")
+
+
+def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(db):
+    from grader.service.accounts import Principal
+    from grader.service.admission import Refused, admit
+
+    uid = _user(db)
+    who = Principal(uid, "a@example.org", "learner", "token")
+    limits = Limits(run=Rate(100, 60.0), pending_per_learner=3)
+    results: list[str] = []
+    start = threading.Barrier(10)
+
+    def one(i):
+        start.wait()
+        try:
+            admit(db, who, P1, "run", f"x = {i}", None, limits, 1)
+            results.append("ok")
+        except Refused as exc:
+            results.append(str(exc.status))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(results) == ["429"] * 7 + ["ok"] * 3
