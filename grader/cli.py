@@ -168,8 +168,7 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
 def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
-    from .authoring.mutants import print_finding, session_if
-    from .authoring.validate import validate_problem
+    from .authoring.validate import print_finding, session_if, validate_problem
     from .problem import all_problem_ids
     from .report.text import make_console
     from .sandbox.host import Pool

@@ -17,6 +17,7 @@ from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input
 from .context import Context, Finding
 from .grading_checks import check_reference, check_submissions
+from .mutants import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
 from .oracle_checks import check_oracles
 from .statement import check_statement
 
