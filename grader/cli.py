@@ -165,9 +165,10 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading submissions in parallel.")
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
-def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -> None:
+@click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
+def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
-    from .authoring.validate import validate_problem
+    from .authoring.validate import print_finding, session_if, validate_problem
     from .problem import all_problem_ids
     from .report.text import make_console
     from .sandbox.host import Pool
@@ -179,13 +180,12 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool) -
         _fail(str(exc))
     ids = list(folders) or _fail(f"no problems under {problems_root()}")
     failed = 0
-    with Pool(workers) as pool:
+    with Pool(workers) as pool, session_if(mutants, con) as session:
         for pid in ids:
             con.print(f"[bold]{pid}[/bold]")
-            _, findings = validate_problem(folders[pid], pool, not no_submissions)
+            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
             for f in findings:
-                mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "warn": "[yellow]WARN[/yellow]"}[f.status]
-                con.print(f"  {mark} {f.check}: {f.message}")
+                print_finding(con, f)
             bad = sum(1 for f in findings if f.status == "fail")
             failed += bad > 0
             con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")

@@ -18,6 +18,7 @@ from ..problem.inputs import InputError, canonical, check_input
 from .box_check import check_box
 from .context import Context, Finding
 from .grading_checks import check_reference, check_submissions
+from .mutants import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
 from .oracle_checks import check_oracles
 from .statement import check_statement
 
@@ -82,8 +83,14 @@ CHECKS: list[Callable[[Context], list[Finding]]] = [
     check_files, check_cases, check_statement, check_oracles, check_reference, check_box, check_submissions]
 
 
+# Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
+NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin")
+
+
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,
-                     log: Callable[[str], None] = lambda _m: None) -> tuple[str, list[Finding]]:
+                     log: Callable[[str], None] = lambda _m: None,
+                     mutation=None) -> tuple[str, list[Finding]]:
+    """``mutation``: a ``mutants.MutationSession`` for ``validate --mutants``, else None."""
     try:
         problem = load_problem(problem_dir)
         resolve(problem.meta, str(problem_dir / "problem.toml"))
@@ -100,4 +107,9 @@ def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,
         if check is check_cases and any(f.status == "fail" for f in found):
             findings.append(Finding("reference", "fail", "skipped: fix the cases first"))
             break
+    if mutation is not None:
+        if any(f.status == "fail" and f.check not in NOT_NEEDED_BY_MUTANTS for f in findings):
+            findings.append(Finding("mutants", "fail", "skipped: fix the problem first"))
+        else:
+            findings += mutation.check(problem)
     return problem.id, findings
