@@ -22,7 +22,6 @@ from typing import Callable, Iterable, Iterator
 from .common.files import write_atomic
 from .problem import Problem
 
-
 SUFFIXES = (".py", ".ipynb")
 
 

@@ -3,19 +3,14 @@ gradescope PROBLEM -o autograder.zip``). Bad input gets one message and exit sta
 and nothing is written."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
+from ..common.exits import fail as _fail
 from ..problem import ProblemError, find_problem
 from .gradescope import ExportError, build_bundle
 from .wheel import WheelError
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
 
 
 @click.group()

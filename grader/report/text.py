@@ -10,7 +10,6 @@ from typing import Any
 from ..common.verdicts import Verdict
 from .model import Report
 
-
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

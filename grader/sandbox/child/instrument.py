@@ -64,6 +64,7 @@ class Recorder:
     nests: set[tuple[str, ...]] = field(default_factory=set)
     stack: list[str] = field(default_factory=list)
     overflow: bool = False  # more nestings than the record keeps
+    scaling: int = 0  # calls of the rule's innermost transform whose result will be scaled, open now
 
     def note_nest(self) -> None:
         nest = tuple(self.stack[:MAX_DEPTH])
@@ -168,11 +169,24 @@ def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
     return traced
 
 
+def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any]) -> Any:
+    """Run a call of the rule's innermost transform and scale its result, unless an
+    enclosing call of the same transform already scales: the factor is applied once per
+    chain, so three nested vmaps follow the probe as two do."""
+    if rec.scaling or not _in_context(rec, context):
+        return run()
+    rec.scaling += 1
+    try:
+        out = run()
+    finally:
+        rec.scaling -= 1
+    return _poison(rec, out)
+
+
 def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable) -> Callable:
     @functools.wraps(produced)
     def call(*args: Any, **kwargs: Any) -> Any:
-        out = produced(*args, **kwargs)
-        return _poison(rec, out) if _in_context(rec, context) else out
+        return _scaling(rec, context, lambda: produced(*args, **kwargs))
 
     return call
 
@@ -212,16 +226,16 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             for key in ("fun", "f", "body_fun", "cond_fun"):
                 if key in kwargs and callable(kwargs[key]):
                     kwargs[key] = _traced(rec, name, kwargs[key])
-        result = real(*args, **kwargs)
+        # Scale what the innermost transform of the rule hands back, when it runs inside
+        # the outer ones: outputs computed from it follow the factor, others do not.
+        if target and name not in PRODUCES_FUNCTION:
+            result = _scaling(rec, rule[:-1], lambda: real(*args, **kwargs))
+        else:
+            result = real(*args, **kwargs)
         if name in ("jax.custom_vjp", "jax.custom_jvp"):
             result = _watch_custom_rule(rec, name, result)
-        if target:
-            # Poison what the innermost transform of the rule hands back, when it runs
-            # inside the outer ones: a result that is ignored leaves the outputs unchanged.
-            if name in PRODUCES_FUNCTION and callable(result):
-                result = _poisoning(rec, rule[:-1], result)
-            elif _in_context(rec, rule[:-1]):
-                result = _poison(rec, result)
+        if target and name in PRODUCES_FUNCTION and callable(result):
+            result = _poisoning(rec, rule[:-1], result)
         return result
 
     return wrapper

@@ -9,7 +9,12 @@ from dataclasses import dataclass
 
 from fastapi import Depends, HTTPException, Request
 
-from ..accounts import Principal, csrf_matches, principal_from_cookie, principal_from_token
+from ..accounts import (
+    Principal,
+    csrf_matches,
+    principal_from_cookie,
+    principal_from_token,
+)
 from ..config import ServiceConfig
 
 SESSION_COOKIE = "jaxjudge_session"

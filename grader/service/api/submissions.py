@@ -21,7 +21,13 @@ from ..config import MAX_SOURCE_BYTES
 from ..grading import FORMAT_TYPES, render
 from ..models import Submission, User, utcnow
 from .deps import Context, ctx, current
-from .schemas import QueueInfo, SubmissionCreated, SubmissionIn, SubmissionOut, SubmissionRow
+from .schemas import (
+    QueueInfo,
+    SubmissionCreated,
+    SubmissionIn,
+    SubmissionOut,
+    SubmissionRow,
+)
 
 router = APIRouter(tags=["submissions"])
 EVENT_SECONDS = 600.0  # one event stream's life; a client reconnects (or polls) after it

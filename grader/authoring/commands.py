@@ -1,0 +1,181 @@
+"""The authors' commands: ``add-case``, ``generate``, ``validate``, ``new``, ``warm``.
+The command line (``grader.cli``) adds them to ``grader``; they share its exit status
+convention (0 fine, 1 a failed verdict or check, 2 bad input)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..common.exits import EXIT_OK, EXIT_VERDICT
+from ..common.exits import fail as _fail
+from ..problem import ProblemError, find_problem, problem_folder, problems_root
+
+
+def load_problem_or_exit(problem_id: str):
+    """The problem, its output checks resolved, or one message and exit status 2."""
+    from ..judge.output_checks import resolve
+
+    try:
+        problem = find_problem(problem_id)
+        resolve(problem.meta, str(problem.root / "problem.toml"))
+    except ProblemError as exc:
+        _fail(str(exc))
+    return problem
+
+
+_problem = load_problem_or_exit
+
+
+def _visibility(public: bool, hidden: bool) -> str:
+    if public and hidden:
+        _fail("choose one of --public and --hidden")
+    return "public" if public else "hidden"
+
+
+@click.command("add-case")
+@click.argument("problem_id")
+@click.argument("input_file", type=click.Path(dir_okay=False))
+@click.option("--public", is_flag=True, help="Add a public case (shown in full to submitters).")
+@click.option("--hidden", is_flag=True, help="Add a hidden case (the default).")
+@click.option("--name", default=None, help="Case name (file stem); chosen automatically when absent.")
+def add_case(problem_id: str, input_file: str, public: bool, hidden: bool, name: str | None) -> None:
+    """Validate INPUT_FILE (the input only), compute its expected output and add it as a case."""
+    from ..authoring.cases import AuthoringError, add_cases
+    from ..sandbox.host import Sandbox
+
+    visibility = _visibility(public, hidden)
+    problem = _problem(problem_id)
+    if name is not None and not (name.replace("_", "a").replace("-", "a").isalnum() and len(name) <= 64):
+        _fail("--name may hold letters, digits, '_' and '-' only (64 at most)")
+    try:
+        raw = json.loads(Path(input_file).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        _fail(f"{input_file}: no such file")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _fail(f"{input_file}: not a readable JSON file ({exc})")
+    try:
+        with Sandbox() as sandbox:
+            written = add_cases(problem, [(name or Path(input_file).stem, raw)], visibility, sandbox,
+                                exact_names=name is not None)
+    except (AuthoringError, ProblemError) as exc:
+        _fail(str(exc))
+    for case in written:
+        ex = ", ".join(f"{k} at {v:.3f} of tolerance" for k, v in case.oracle_excess.items())
+        click.echo(f"added {visibility} case {case.name} ({case.path}); oracle agreement: {ex}")
+    _report_catches(problem_id, [c.path for c in written])
+
+
+def _report_catches(problem_id: str, paths: list[Path]) -> None:
+    from ..authoring.cases import wrong_answers_caught
+
+    problem = _problem(problem_id)
+    names = {p.stem for p in paths}
+    caught = wrong_answers_caught(problem, names)
+    if caught is None:
+        return
+    if caught:
+        click.echo("caught by the new case(s): " + ", ".join(caught))
+    else:
+        click.echo("no wrong_answer submission fails on the new case(s)")
+
+
+@click.command()
+@click.argument("problem_id")
+@click.option("--count", type=click.IntRange(1, 1000), required=True)
+@click.option("--seed", type=int, required=True)
+@click.option("--public", is_flag=True)
+@click.option("--hidden", is_flag=True)
+def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool) -> None:
+    """Add COUNT seeded cases from the problem's generator (same seed, same cases)."""
+    from ..authoring.cases import AuthoringError, add_cases
+    from ..problem.modules import generated_inputs
+    from ..sandbox.host import Sandbox
+
+    visibility = _visibility(public, hidden)
+    problem = _problem(problem_id)
+    try:
+        inputs = generated_inputs(problem, count, seed)
+        with Sandbox() as sandbox:
+            written = add_cases(problem, inputs, visibility, sandbox, exact_names=True)
+    except (AuthoringError, ProblemError) as exc:
+        _fail(str(exc))
+    click.echo(f"added {len(written)} {visibility} case(s) to {problem_id}")
+
+
+@click.command()
+@click.argument("problem_ids", nargs=-1)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Sandboxes grading submissions in parallel.")
+@click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
+@click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
+def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
+    """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
+    from ..authoring.validate import print_finding, session_if, validate_problem
+    from ..problem import all_problem_ids
+    from ..report.text import make_console
+    from ..sandbox.host import Pool
+
+    con = make_console()
+    try:
+        folders = {pid: problem_folder(pid) for pid in (list(problem_ids) or all_problem_ids())}
+    except ProblemError as exc:
+        _fail(str(exc))
+    ids = list(folders) or _fail(f"no problems under {problems_root()}")
+    failed = 0
+    with Pool(workers) as pool, session_if(mutants, con) as session:
+        for pid in ids:
+            con.print(f"[bold]{pid}[/bold]")
+            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
+            for f in findings:
+                print_finding(con, f)
+            bad = sum(1 for f in findings if f.status == "fail")
+            failed += bad > 0
+            con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")
+    con.print(f"{len(ids) - failed}/{len(ids)} problem(s) valid")
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+@click.command()
+@click.argument("problem_id")
+def new(problem_id: str) -> None:
+    """Create problems/PROBLEM_ID from a template; then follow `grader validate PROBLEM_ID`."""
+    from ..authoring.scaffold import scaffold
+    from ..problem import NAME_RE
+
+    if not NAME_RE.match(problem_id):
+        _fail("a problem id is lower case letters, digits and underscores")
+    try:
+        folder = scaffold(problems_root(), problem_id)
+    except FileExistsError as exc:
+        _fail(str(exc))
+    click.echo(f"created {folder}\nnext steps:\n"
+               f"  1. edit problem.toml, statement.md, reference.py, oracle.py, generator.py\n"
+               f"  2. grader add-case {problem_id} EXAMPLE.json --public --name example_1\n"
+               f"  3. grader generate {problem_id} --count 20 --seed 1 --hidden\n"
+               f"  4. add submissions/{problem_id}/accepted/*.py and wrong_answer/*.py\n"
+               f"  5. grader validate {problem_id}   (it says what is still missing)")
+
+
+@click.command()
+@click.argument("problem_ids", nargs=-1)
+def warm(problem_ids: tuple[str, ...]) -> None:
+    """Build the caches a first grade would otherwise build: probe and misconception
+    tables, XLA's compilation cache. Run once per machine after problems change."""
+    from ..authoring.warm import warm as warm_problem
+    from ..problem import all_problem_ids
+    from ..sandbox.host import Sandbox
+
+    ids = list(problem_ids) or all_problem_ids()
+    problems = [_problem(pid) for pid in ids]
+    with Sandbox() as sandbox:
+        for problem in problems:
+            try:
+                warm_problem(problem, sandbox, lambda m, pid=problem.id: click.echo(f"{pid}: {m}"))
+            except ProblemError as exc:
+                _fail(str(exc))
+
+
+COMMANDS = [add_case, generate, validate, new, warm]
