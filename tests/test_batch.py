@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -37,11 +38,14 @@ def cli(*args, cwd=ROOT, timeout=600):
 
 
 def comparable(report: dict) -> dict:
-    """A report without its timings (which differ run to run)."""
+    """A report without what differs run to run: timings, and which case the dependence
+    probe reran (drawn secretly per grade)."""
     r = json.loads(json.dumps(report))
     r.pop("sha256", None)
     for case in r["cases"]:
         case["time_ms"] = None
+    for check in r["runtime_checks"]:
+        check["message"] = re.sub(r"\bcase [\w.-]+", "case …", check["message"])
     return r
 
 

@@ -76,18 +76,20 @@ def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None
     specs = {".".join(o.path): o for o in problem.meta.outputs}
     subs = {p.id: p for p in run.probes if p.factor == 0}
     moved = dict.fromkeys(req.depends, False)
+    hidden = {c.id for c in problem.cases if c.hidden}
     for cid in probe_ids:
+        where = "a hidden case" if cid in hidden else f"case {cid}"
         sub = subs.get(cid)
         if sub is None:
             return [missing_evidence(run, "probe", "rerun under the dependence probe")]
         if sub.status != "ok":
             return [CheckResult(name, False, f"with the result of {source} rescaled, the code ended with "
-                                f"'{sub.status}' on case {cid}; computed from the transform, it would simply follow")]
+                                f"'{sub.status}' on {where}; computed from the transform, it would simply follow")]
         for dep in req.depends:
             a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][factor]
             if a is None or a.array.shape != want.shape or not compare(specs[dep], a.array, want)["excess"] <= 1.0:
                 return [CheckResult(name, False, f"'{dep}' did not follow when the result of {source} was rescaled "
-                                    f"(case {cid}): the output is computed some other way, and the transform call "
+                                    f"({where}): the output is computed some other way, and the transform call "
                                     f"is a decoy")]
             moved[dep] |= table.moved[f"{cid}|{dep}"][factor]
     still = [d for d, m in moved.items() if not m]
