@@ -42,11 +42,35 @@ def gradebook(db, problem: str | None = None) -> list[dict]:
     return out
 
 
+def _cell(v):
+    # A learner-chosen email starting with = + - @ would be a formula in a spreadsheet.
+    return "'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v
+
+
 def to_csv(rows: list[dict]) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        # A learner-chosen email starting with = + - @ would be a formula in a spreadsheet.
-        w.writerow({k: ("'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v) for k, v in r.items()})
+        w.writerow({k: _cell(v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def best_cell(entry: dict | None) -> str:
+    """``AC 39/39``: the best Submit's verdict and cases passed; empty when none."""
+    if not entry:
+        return ""
+    return f"{entry['best_verdict']} {entry['best_passed'] or 0}/{entry['best_total'] or 0}"
+
+
+def to_wide_csv(rows: list[dict], problems: list[str]) -> str:
+    """One row per learner, one column per problem (the best Submit, as ``best_cell``)."""
+    by_learner: dict[str, dict[str, dict]] = {}
+    for r in rows:
+        by_learner.setdefault(r["learner"], {})[r["problem"]] = r
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["learner", *problems])
+    for learner in sorted(by_learner):
+        w.writerow([_cell(learner), *(best_cell(by_learner[learner].get(p)) for p in problems)])
     return buf.getvalue()

@@ -1,6 +1,7 @@
-"""The FastAPI application: routes under ``/api/v1``, OpenAPI at ``/docs``, the
-body size limit, one JSON shape for every error (``{"detail": message}``), and the
-workers started and stopped with the application."""
+"""The FastAPI application: routes under ``/api/v1``, OpenAPI at ``/docs``, the web
+pages (``grader.service.web``) and their static files, the body size limit, one JSON
+shape for every error (``{"detail": message}``), and the workers started and stopped
+with the application."""
 from __future__ import annotations
 
 import asyncio
@@ -14,9 +15,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ... import __version__
 from ..accounts import AccountError
 from ..config import MAX_BODY_BYTES, ServiceConfig
+from ..web import mount as mount_pages
 from . import auth, instructor, problems, submissions
 from .changes import Changes
-from .deps import Context
+from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
 from .schemas import HealthOut
 
 PREFIX = "/api/v1"
@@ -91,6 +93,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
 
     for module in (submissions, problems, instructor, auth):
         app.include_router(module.router, prefix=PREFIX)
+    mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
 
     @app.get("/healthz", response_model=HealthOut, tags=["health"])
     def healthz():

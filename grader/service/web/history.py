@@ -1,0 +1,114 @@
+"""Submissions as pages: the list (one's own; instructors: everyone's, with the
+rejudge button for a problem), one's recent history on a problem page, a report page
+and the live result panel. A learner loads only their own submissions: anyone
+else's is 404, as for an id that does not exist. Learners get the report with hidden
+cases reduced; instructors the full one (``?view=learner`` shows the learner's)."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query, Request
+from sqlalchemy import func, or_, select
+
+from ...problem import ProblemError, find_problem
+from ...problem.catalogue import content_hash
+from .. import jobs
+from ..models import Submission, User, utcnow
+from .pages import PageError, Viewer, ctx, render, viewer
+from .problem_view import problem_view
+from .report_view import report_view
+
+router = APIRouter(include_in_schema=False)
+LIST_LIMIT = 200
+HISTORY_LIMIT = 10
+
+
+def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int):
+    q = select(Submission, User.email).join(User, User.id == Submission.user_id).order_by(Submission.pk.desc())
+    if not v.instructor:
+        q = q.where(Submission.user_id == v.who.user_id)
+    elif learner:
+        q = q.where(User.email == learner.strip().lower())
+    if problem:
+        q = q.where(Submission.problem == problem)
+    with ctx(request).db.read() as s:
+        return s.execute(q.limit(limit)).all()
+
+
+def rejudge_counts(request: Request, problem: str) -> dict | None:
+    """How many Submits the API's rejudge would requeue: those graded by another
+    version of the problem, and all of them (``?all=true``)."""
+    try:
+        version = content_hash(find_problem(problem))
+    except ProblemError:
+        return None
+    done = [Submission.problem == problem, Submission.kind == "submit", Submission.status == "done"]
+    stale = or_(Submission.problem_version.is_(None), Submission.problem_version != version)
+    count = select(func.count()).select_from(Submission)
+    with ctx(request).db.read() as s:
+        return {"version": version, "stale": int(s.scalar(count.where(*done, stale)) or 0),
+                "all": int(s.scalar(count.where(*done)) or 0)}
+
+
+@router.get("/submissions")
+def listing(request: Request, v: Viewer = Depends(viewer), problem: str | None = Query(None, max_length=64),
+            learner: str | None = Query(None, max_length=320)):
+    rows = _rows(request, v, problem, learner, LIST_LIMIT)
+    title = None
+    if problem:
+        try:
+            view = problem_view(problem)
+            title = view.title if view else None
+        except ProblemError:
+            title = None
+    rejudge = rejudge_counts(request, problem) if v.instructor and problem else None
+    return render(request, "submissions.html", viewer=v, rows=rows, problem=problem, title=title,
+                  learner=learner if v.instructor else None, rejudge=rejudge, limit=LIST_LIMIT)
+
+
+@router.get("/problems/{pid}/history")
+def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
+    """One's own latest submissions on the problem (instructors too: this is the problem page)."""
+    q = (select(Submission).where(Submission.user_id == v.who.user_id, Submission.problem == pid)
+         .order_by(Submission.pk.desc()).limit(HISTORY_LIMIT))
+    with ctx(request).db.read() as s:
+        rows = s.scalars(q).all()
+    return render(request, "_history.html", viewer=v, rows=rows, problem=pid)
+
+
+def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | None]:
+    with ctx(request).db.read() as s:
+        row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
+                        .where(Submission.id == sid)).first()
+        if row is None or (not v.instructor and row[0].user_id != v.who.user_id):
+            raise PageError(404, "No such submission.")
+        return row[0], row[1], jobs.position(s, row[0])
+
+
+def _report(sub: Submission, v: Viewer, view: str):
+    full = v.instructor and view != "learner"
+    data = sub.full_report if full else sub.report
+    return (report_view(data) if data else None), full
+
+
+def _panel_values(sub: Submission, email: str, pos: int | None, v: Viewer, view: str) -> dict:
+    report, full = _report(sub, v, view)
+    age = (utcnow() - sub.queued_at).total_seconds() if sub.status == "queued" else None
+    return dict(sub=sub, email=email, position=pos, age=age, report=report, full=full,
+                pending=sub.status != "done" or report is None)
+
+
+@router.get("/submissions/{sid}/panel")
+def panel(request: Request, sid: str, v: Viewer = Depends(viewer),
+          view: str = Query("full", pattern="^(full|learner)$")):
+    sub, email, pos = load(request, v, sid)
+    return render(request, "_panel.html", viewer=v, **_panel_values(sub, email, pos, v, view))
+
+
+@router.get("/submissions/{sid}")
+def report_page(request: Request, sid: str, v: Viewer = Depends(viewer),
+                view: str = Query("full", pattern="^(full|learner)$")):
+    sub, email, pos = load(request, v, sid)
+    try:
+        p = problem_view(sub.problem)
+    except ProblemError:
+        p = None
+    return render(request, "submission.html", viewer=v, p=p, view=view, **_panel_values(sub, email, pos, v, view))

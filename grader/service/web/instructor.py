@@ -1,0 +1,68 @@
+"""The instructors' pages: the gradebook (learners x problems, best and last verdict,
+passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
+failures). Learners get 403. A problem's submissions and the rejudge button are on
+the submissions list (``history.py``)."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+
+from .. import jobs
+from ..gradebook import gradebook, to_wide_csv
+from ..models import Submission, User, utcnow
+from .pages import HEADERS, Viewer, ctx, instructor, render
+from .problem_view import all_views
+
+router = APIRouter(include_in_schema=False)
+FAILURES_SHOWN = 10
+
+
+def _problems() -> list[tuple[str, str]]:
+    return [(p.id, p.title) for p in all_views()]
+
+
+@router.get("/gradebook")
+def gradebook_page(request: Request, v: Viewer = Depends(instructor)):
+    rows = gradebook(ctx(request).db)
+    cells: dict[str, dict[str, dict]] = {}
+    for r in rows:
+        cells.setdefault(r["learner"], {})[r["problem"]] = r
+    problems = _problems()
+    known = {pid for pid, _ in problems}
+    # A problem that left the catalogue still has grades: keep its column.
+    problems += [(pid, pid) for pid in sorted({r["problem"] for r in rows} - known)]
+    return render(request, "gradebook.html", viewer=v, problems=problems, learners=sorted(cells), cells=cells)
+
+
+@router.get("/gradebook.csv")
+def gradebook_csv(request: Request, v: Viewer = Depends(instructor)):
+    rows = gradebook(ctx(request).db)
+    problems = [pid for pid, _ in _problems()]
+    problems += sorted({r["problem"] for r in rows} - set(problems))
+    return Response(to_wide_csv(rows, problems), media_type="text/csv; charset=utf-8",
+                    headers={**HEADERS, "Content-Disposition": 'attachment; filename="gradebook.csv"'})
+
+
+def queue_state(request: Request) -> dict:
+    c = ctx(request)
+    with c.db.read() as s:
+        stats = jobs.stats(s, c.config.stale_seconds)
+        failures = s.execute(
+            select(Submission, User.email).join(User, User.id == Submission.user_id)
+            .where(Submission.verdict == "IE").order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)).all()
+        running = s.execute(
+            select(Submission, User.email).join(User, User.id == Submission.user_id)
+            .where(Submission.status == "running").order_by(Submission.started_at)).all()
+    return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
+                now=utcnow())
+
+
+@router.get("/queue")
+def queue_page(request: Request, v: Viewer = Depends(instructor)):
+    return render(request, "queue.html", viewer=v, **queue_state(request))
+
+
+@router.get("/queue/panel")
+def queue_panel(request: Request, v: Viewer = Depends(instructor)):
+    return render(request, "_queue.html", viewer=v, **queue_state(request))

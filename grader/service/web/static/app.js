@@ -1,0 +1,235 @@
+/* JAX Judge pages. Every write goes to the JSON API with the session's CSRF token,
+   taken from the form's hidden csrf_token field; results are fragments the server
+   renders (htmx), followed by server-sent events and, failing those, by polling. */
+(function () {
+  "use strict";
+  var API = document.body.dataset.api || "/api/v1";
+  var POLL_MS = 1000;
+
+  function csrfOf(form) {
+    var el = form && form.querySelector('input[name="csrf_token"]');
+    return el ? el.value : "";
+  }
+
+  function send(method, path, form, body) {
+    var headers = {"X-CSRF-Token": csrfOf(form)};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    return fetch(API + path, {method: method, headers: headers, credentials: "same-origin",
+                              body: body === undefined ? undefined : JSON.stringify(body)})
+      .then(function (r) {
+        return r.text().then(function (t) {
+          var data = {};
+          try { data = t ? JSON.parse(t) : {}; } catch (e) { data = {}; }
+          return {ok: r.ok, status: r.status, data: data, retry: r.headers.get("Retry-After")};
+        });
+      });
+  }
+
+  function say(box, cls, text, link) {
+    box.textContent = "";
+    var p = document.createElement("p");
+    p.className = cls;
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    if (link) {
+      var a = document.createElement("a");
+      a.href = link[0];
+      a.textContent = link[1];
+      p.appendChild(document.createTextNode(" "));
+      p.appendChild(a);
+    }
+    box.appendChild(p);
+  }
+
+  function refusal(r) {
+    var why = (r.data && typeof r.data.detail === "string") ? r.data.detail : "";
+    if (r.status === 0) return ["The judge cannot be reached; try again.", null];
+    if (r.status === 401) return ["Your session has ended.", ["/login?next=" + encodeURIComponent(location.pathname), "Log in again"]];
+    if (r.status === 403) return ["Refused: " + (why || "not allowed") + ". Reload the page.", null];
+    if (r.status === 429 || r.status === 503) return [(why || "Busy") + (r.retry ? " Try again in " + r.retry + " s." : ""), null];
+    return [why || ("Refused (" + r.status + ")."), null];
+  }
+
+  /* ---------------------------------------------------------------- log in and out */
+  var login = document.getElementById("login");
+  if (login) {
+    login.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var out = document.getElementById("login-error");
+      out.textContent = "";
+      send("POST", "/auth/login", login, {email: login.email.value, password: login.password.value}).then(function (r) {
+        if (r.ok) { location.assign(login.dataset.next || "/problems"); return; }
+        out.textContent = r.status === 401 ? "Wrong email or password." : refusal(r)[0];
+      }, function () { out.textContent = "The judge cannot be reached; try again."; });
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("form.logout"), function (f) {
+    f.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      send("POST", "/auth/logout", f).then(function () { location.assign("/login"); });
+    });
+  });
+
+  /* ---------------------------------------------------------------- following a result */
+  var follow = {id: null, es: null, timer: null, polling: false};
+
+  function panelUrl(id) { return "/submissions/" + encodeURIComponent(id) + "/panel"; }
+
+  function refresh(id) {
+    return htmx.ajax("GET", panelUrl(id), {target: "#result", swap: "innerHTML"});
+  }
+
+  function stop() {
+    if (follow.es) follow.es.close();
+    if (follow.timer) clearTimeout(follow.timer);
+    follow.es = null; follow.timer = null;
+  }
+
+  function poll(id) {
+    follow.polling = true;
+    follow.timer = setTimeout(function () { follow.timer = null; refresh(id); }, POLL_MS);
+  }
+
+  function stream(id) {
+    var es = new EventSource(API + "/submissions/" + encodeURIComponent(id) + "/events");
+    follow.es = es;
+    es.addEventListener("status", function (ev) {
+      var d = JSON.parse(ev.data), cur = document.querySelector("#result [data-follow]");
+      var state = d.status + ":" + (d.position == null ? "" : d.position);
+      if (!cur || cur.dataset.state !== state) refresh(id);
+    });
+    es.addEventListener("done", function () { stop(); refresh(id); });
+    es.addEventListener("timeout", function () { stop(); stream(id); });
+    es.onerror = function () {  // the stream broke before "done": poll instead
+      if (follow.es !== es) return;
+      es.close(); follow.es = null;
+      poll(id);
+    };
+  }
+
+  function watch() {
+    var box = document.getElementById("result");
+    var el = box && box.querySelector("[data-follow]");
+    if (!el) {
+      var was = follow.id;
+      stop(); follow.id = null; follow.polling = false;
+      if (was) document.body.dispatchEvent(new Event("jj-history"));
+      return;
+    }
+    var id = el.dataset.follow;
+    if (follow.id === id && follow.es) return;  // the stream is open and will say when it changes
+    if (follow.id !== id) { stop(); follow.id = id; follow.polling = false; }
+    if (follow.polling || !window.EventSource) poll(id);
+    else stream(id);
+  }
+
+  document.body.addEventListener("htmx:afterSettle", function (ev) {
+    if (ev.detail && ev.detail.target && ev.detail.target.id === "result") watch();
+  });
+  if (document.getElementById("result")) watch();
+
+  /* ---------------------------------------------------------------- the editor */
+  function storage() {
+    try {
+      var probe = "jaxjudge:probe";
+      localStorage.setItem(probe, "1"); localStorage.removeItem(probe);
+      return {get: function (k) { return localStorage.getItem(k); },
+              set: function (k, v) { try { localStorage.setItem(k, v); } catch (e) { /* full: keep going */ } }};
+    } catch (e) {
+      var mem = {};
+      return {get: function (k) { return k in mem ? mem[k] : null; }, set: function (k, v) { mem[k] = v; }};
+    }
+  }
+
+  function editor(form) {
+    var pid = form.dataset.problem, who = form.dataset.user;
+    var draftKey = "jaxjudge:draft:" + who + ":" + pid, ranKey = "jaxjudge:ran:" + who + ":" + pid;
+    var store = storage();
+    var runBtn = document.getElementById("run"), submitBtn = document.getElementById("submit");
+    var why = document.getElementById("submit-why"), result = document.getElementById("result");
+    var starter = document.getElementById("starter").value;
+    var cm = CodeMirror.fromTextArea(document.getElementById("source"), {
+      mode: "python", lineNumbers: true, indentUnit: 4, tabSize: 4, matchBrackets: true, autoCloseBrackets: true,
+      styleActiveLine: true, lineWrapping: false, screenReaderLabel: "Your solution (Python)",
+      extraKeys: {
+        "Ctrl-Enter": function () { go("run"); }, "Cmd-Enter": function () { go("run"); },
+        "Tab": function (c) {
+          if (c.somethingSelected()) c.indentSelection("add");
+          else c.replaceSelection(Array(c.getOption("indentUnit") + 1).join(" "), "end");
+        },
+        "Shift-Tab": "indentLess",
+        "Esc": function (c) { c.getInputField().blur(); runBtn.focus(); }
+      }
+    });
+    var draft = store.get(draftKey);
+    if (draft !== null) cm.setValue(draft);
+
+    function offerSubmit() {
+      var ran = store.get(ranKey) === cm.getValue();
+      submitBtn.disabled = !ran;
+      why.hidden = ran;
+    }
+    cm.on("change", function () { store.set(draftKey, cm.getValue()); cm.save(); offerSubmit(); });
+    offerSubmit();
+
+    var busy = false;
+    function go(kind) {
+      var source = cm.getValue();
+      if (busy || (kind === "submit" && store.get(ranKey) !== source)) return;
+      busy = true; runBtn.disabled = true; submitBtn.disabled = true;
+      send("POST", "/submissions", form, {problem: pid, source: source, kind: kind}).then(function (r) {
+        busy = false; runBtn.disabled = false;
+        if (r.status === 202 || r.status === 200) {
+          if (kind === "run") store.set(ranKey, source);
+          offerSubmit();
+          stop(); follow.id = null;
+          refresh(r.data.id);
+          document.body.dispatchEvent(new Event("jj-history"));
+        } else {
+          offerSubmit();
+          var m = refusal(r);
+          say(result, "error", m[0], m[1]);
+        }
+      }, function () {
+        busy = false; runBtn.disabled = false; offerSubmit();
+        say(result, "error", "The judge cannot be reached; try again.");
+      });
+    }
+    runBtn.addEventListener("click", function () { go("run"); });
+    submitBtn.addEventListener("click", function () { go("submit"); });
+    document.getElementById("reset").addEventListener("click", function () {
+      if (window.confirm("Replace your code with the starter?")) cm.setValue(starter);
+    });
+    document.addEventListener("keydown", function (ev) {  // Ctrl/Cmd+Enter anywhere on the page
+      if (!ev.defaultPrevented && (ev.ctrlKey || ev.metaKey) && ev.key === "Enter") { ev.preventDefault(); go("run"); }
+    });
+    window.jaxjudgeEditor = cm;  // for people's own scripts and the tests: the CodeMirror instance
+  }
+  var solution = document.getElementById("solution");
+  if (solution && window.CodeMirror) editor(solution);
+
+  /* ---------------------------------------------------------------- rejudge */
+  Array.prototype.forEach.call(document.querySelectorAll("form.rejudge-form"), function (f) {
+    var dialog = document.getElementById("rejudge-confirm");
+    var question = document.getElementById("rejudge-question"), out = document.getElementById("rejudge-result");
+    var all = false;
+    Array.prototype.forEach.call(f.querySelectorAll("button[data-count]"), function (b) {
+      b.addEventListener("click", function () {
+        all = b.dataset.all === "true";
+        var n = b.dataset.count;
+        question.textContent = "This regrades " + n + " submission" + (n === "1" ? "" : "s") + " of " +
+          f.dataset.problem + ". Each keeps its verdict until it is regraded. Rejudge?";
+        dialog.returnValue = "";
+        dialog.showModal();
+      });
+    });
+    dialog.addEventListener("close", function () {
+      if (dialog.returnValue !== "ok") return;
+      var path = "/problems/" + encodeURIComponent(f.dataset.problem) + "/rejudge" + (all ? "?all=true" : "");
+      send("POST", path, f).then(function (r) {
+        out.textContent = r.ok ? "Requeued " + r.data.requeued + " submission" + (r.data.requeued === 1 ? "" : "s") + "."
+                               : refusal(r)[0];
+      });
+    });
+  });
+})();
