@@ -5,6 +5,7 @@ are absent and JAXJUDGE_REQUIRE_POSTGRES is unset)."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ import time
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import PROBLEMS, ROOT, SUBMISSIONS
@@ -129,10 +131,49 @@ def post(client, source: str, kind: str = "run", problem: str = P1, **kw):
     return client.post("/submissions", json={"problem": problem, "source": source, "kind": kind}, **kw)
 
 
-def problem_copy(dest: Path, pids=(P1,)) -> Path:
+def problem_copy(dest: Path, pids=(P1,), broken: bool = False) -> Path:
+    """The problems ``pids`` copied under ``dest``; with ``broken``, also a folder that is
+    listed (it has a problem.toml) but cannot be loaded, so that grading it is IE."""
     for pid in pids:
         shutil.copytree(PROBLEMS / pid, dest / pid, ignore=shutil.ignore_patterns("__pycache__"))
+    if broken:
+        (dest / "broken_problem").mkdir()
+        (dest / "broken_problem" / "problem.toml").write_text("title = [unterminated\n")
     return dest
+
+
+def _numbers(tree):
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from _numbers(v)
+    elif isinstance(tree, list):
+        for v in tree:
+            yield from _numbers(v)
+    elif isinstance(tree, float):
+        yield tree
+
+
+def _spellings(x: float) -> set[str]:
+    """How a page or report may print ``x``; only spellings of 7+ significant digits,
+    which cannot turn up by chance."""
+    f32 = np.float32(x)
+    return {s for s in {repr(x), f"{x:.9g}", f"{x:.8g}", f"{x:.7g}", repr(float(f32)), np.format_float_positional(f32),
+                        str(f32)} if len(s.strip("-0.")) >= 7}
+
+
+def hidden_needles(root: Path) -> set[str]:
+    """Spellings of every number of the hidden cases of the problem at ``root``, minus any
+    that the public cases or the statement also contain, in any spelling: a page prints
+    public numbers its own way, and a number that is also public is no secret."""
+    public_files = [json.loads(p.read_text()) for p in (root / "cases" / "public").glob("*.json")]
+    public = (root / "statement.md").read_text() + json.dumps(public_files) + "".join(
+        p.read_text() for p in (root / "cases" / "public").glob("*.json"))
+    public_spellings = {s for x in _numbers(public_files) for s in _spellings(x)}
+    found = set()
+    for path in (root / "cases" / "hidden").glob("*.json"):
+        for x in _numbers(json.loads(path.read_text())):
+            found |= _spellings(x)
+    return {s for s in found - public_spellings if s not in public}
 
 
 # ------------------------------------------------------------------ PostgreSQL

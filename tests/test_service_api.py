@@ -18,10 +18,7 @@ ACCEPTED, WRONG = "accepted/flat_norm.py", "wrong_answer/norm_without_bias.py"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("service")
-    problems = problem_copy(root / "problems")
-    broken = problems / "broken_problem"  # listed (it has a problem.toml) but cannot be loaded: grading is IE
-    broken.mkdir()
-    (broken / "problem.toml").write_text("title = [unterminated\n")
+    problems = problem_copy(root / "problems", broken=True)
     url = sqlite_url(root)
     tokens = {name: make_user(url, f"{name}@example.org", instructor=name == "teacher",
                               password="correct horse" if name == "cookie" else None)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
-from service_support import P1, Server, corpus, make_user, post, sqlite_url, wait_done
+from service_support import P1, Server, corpus, hidden_needles, make_user, post, sqlite_url, wait_done
 
 from conftest import PROBLEMS
 
@@ -19,35 +18,10 @@ ATTACKS = ["wrong_answer/attack_return_hidden_inputs.py", "runtime_error/attack_
 FORMATS = ["json", "junit", "gradescope", "markdown", "text"]
 
 
-def _numbers(tree):
-    if isinstance(tree, dict):
-        for v in tree.values():
-            yield from _numbers(v)
-    elif isinstance(tree, list):
-        for v in tree:
-            yield from _numbers(v)
-    elif isinstance(tree, float):
-        yield tree
-
-
-def _spellings(x: float) -> set[str]:
-    f32 = np.float32(x)
-    return {repr(x), f"{x:.9g}", f"{x:.8g}", f"{x:.7g}", repr(float(f32)), np.format_float_positional(f32),
-            str(f32)}
-
-
 @pytest.fixture(scope="module")
 def needles():
-    """Spellings (7+ significant digits) of every hidden number, minus any that the
-    public cases or the statement also contain."""
-    root = PROBLEMS / P1
-    public = (root / "statement.md").read_text() + "".join(
-        p.read_text() for p in (root / "cases" / "public").glob("*.json"))
-    found = set()
-    for path in (root / "cases" / "hidden").glob("*.json"):
-        for x in _numbers(json.loads(path.read_text())):
-            found |= {s for s in _spellings(x) if len(s.strip("-0.")) >= 7}
-    return {s for s in found if s not in public}
+    """Spellings of every hidden number that is not also public (see service_support)."""
+    return hidden_needles(PROBLEMS / P1)
 
 
 @pytest.fixture(scope="module")

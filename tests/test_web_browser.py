@@ -72,6 +72,12 @@ def log_in(page, base: str, email: str, path: str) -> None:
     page.wait_for_url(base + path)
 
 
+def open_problem(page, base: str) -> None:
+    """The problem page of P1, once its editor is built."""
+    page.goto(f"{base}/problems/{P1}")
+    page.wait_for_selector(".CodeMirror")
+
+
 @pytest.fixture(scope="module")
 def ann_state(site, browser):
     """Ann's logged-in session, for the tests after the first."""
@@ -136,8 +142,7 @@ def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidde
     page = ctx.new_page()
     seen: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
-    page.goto(f"{site.base}/problems/{P1}")
-    page.wait_for_selector(".CodeMirror")
+    open_problem(page, site.base)
     paste(page, corpus("wrong_answer/norm_without_bias.py"))
     page.click("#run")
     panel = result_of(page, "run")
@@ -169,8 +174,7 @@ def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidde
 def test_the_draft_survives_a_reload(site, browser, ann_state):
     ctx = browser.new_context(storage_state=ann_state)
     page = ctx.new_page()
-    page.goto(f"{site.base}/problems/{P1}")
-    page.wait_for_selector(".CodeMirror")
+    open_problem(page, site.base)
     paste(page, "# my draft\nimport jax\n")
     page.reload()
     page.wait_for_selector(".CodeMirror")
@@ -182,8 +186,7 @@ def test_the_draft_survives_a_reload(site, browser, ann_state):
 def test_the_keyboard_leaves_the_editor_with_escape_and_reaches_every_button(site, browser, ann_state):
     ctx = browser.new_context(storage_state=ann_state)
     page = ctx.new_page()
-    page.goto(f"{site.base}/problems/{P1}")
-    page.wait_for_selector(".CodeMirror")
+    open_problem(page, site.base)
     page.click(".CodeMirror-code")
     page.keyboard.press("Tab")  # inside the editor Tab indents...
     assert page.evaluate("window.jaxjudgeEditor.getValue()").count("    ") >= 1
@@ -236,8 +239,7 @@ def test_submission_strings_show_as_text_and_never_run(site, browser, ann_state)
     seen: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
     page.route("**/events", lambda route: route.abort())  # the event stream breaks: the page must poll
-    page.goto(f"{site.base}/problems/{P1}")
-    page.wait_for_selector(".CodeMirror")
+    open_problem(page, site.base)
     paste(page, HOSTILE)
     page.click("#run")
     panel = result_of(page, "run")

@@ -11,9 +11,8 @@ import json
 import re
 import time
 
-import numpy as np
 import pytest
-from service_support import P1, Server, corpus, httpx, make_user, problem_copy, sqlite_url
+from service_support import P1, Server, corpus, hidden_needles, httpx, make_user, problem_copy, sqlite_url
 
 from conftest import PROBLEMS
 
@@ -53,10 +52,7 @@ def graded(c: httpx.Client, sid: str, timeout: float = 300) -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("web")
-    problems = problem_copy(root / "problems")
-    broken = problems / "broken_problem"  # listed (it has a problem.toml) but cannot be loaded: grading is IE
-    broken.mkdir()
-    (broken / "problem.toml").write_text("title = [unterminated\n")
+    problems = problem_copy(root / "problems", broken=True)
     url = sqlite_url(root)
     for name in ("ann", "bob", "teacher"):
         make_user(url, f"{name}@example.org", instructor=name == "teacher", password=PASSWORD)
@@ -213,38 +209,10 @@ def test_submission_strings_are_escaped_with_control_characters_shown(site):
         assert "\u202e" not in page and "\\u202e" in page
 
 
-def _numbers(tree):
-    if isinstance(tree, dict):
-        for v in tree.values():
-            yield from _numbers(v)
-    elif isinstance(tree, list):
-        for v in tree:
-            yield from _numbers(v)
-    elif isinstance(tree, float):
-        yield tree
-
-
-def _spellings(x: float) -> set[str]:
-    f32 = np.float32(x)
-    return {s for s in {repr(x), f"{x:.9g}", f"{x:.8g}", f"{x:.7g}", repr(float(f32)), np.format_float_positional(f32),
-                        str(f32)} if len(s.strip("-0.")) >= 7}
-
-
 @pytest.fixture(scope="module")
 def needles():
-    """Spellings (7+ significant digits) of every hidden number, minus any that the
-    public cases or the statement also contain, in any spelling: a page prints public
-    numbers its own way (the worst element with 9 digits), and a number that is also
-    public is no secret."""
-    root = PROBLEMS / P1
-    public_files = [json.loads(p.read_text()) for p in (root / "cases" / "public").glob("*.json")]
-    public = (root / "statement.md").read_text() + json.dumps(public_files)
-    public_spellings = {s for x in _numbers(public_files) for s in _spellings(x)}
-    found = set()
-    for path in (root / "cases" / "hidden").glob("*.json"):
-        for x in _numbers(json.loads(path.read_text())):
-            found |= _spellings(x)
-    return {s for s in found - public_spellings if s not in public}
+    """Spellings of every hidden number that is not also public (see service_support)."""
+    return hidden_needles(PROBLEMS / P1)
 
 
 def test_no_hidden_number_reaches_a_learner_through_any_page_or_fragment(site, needles):
