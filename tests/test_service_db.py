@@ -12,7 +12,7 @@ from service_support import P1, db_url, make_user, postgres  # noqa: F401  (fixt
 from sqlalchemy import select, text, update
 
 from grader.service import jobs
-from grader.service.config import Limits, Rate
+from grader.service.config import Quotas, Rate
 from grader.service.grading import ie_outcome
 from grader.service.models import RateBucket, Submission, Worker, utcnow
 from grader.service.server import open_database
@@ -51,9 +51,9 @@ def test_upgrade_twice_is_a_no_op(db):
     assert upgrade(db) == "0001"
 
 
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_reports_are_jsonb_on_postgresql(db):
-    if db.dialect != "postgresql":
-        pytest.skip("PostgreSQL only")
+    assert db.dialect == "postgresql"
     with db.engine.connect() as conn:
         types = dict(conn.execute(text("SELECT column_name, data_type FROM information_schema.columns "
                                        "WHERE table_name = 'submissions'")).all())
@@ -61,9 +61,9 @@ def test_reports_are_jsonb_on_postgresql(db):
     assert types["created_at"] == "timestamp with time zone"
 
 
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_sqlite_runs_in_wal_with_busy_timeout_and_foreign_keys(db):
-    if db.dialect != "sqlite":
-        pytest.skip("SQLite only")
+    assert db.dialect == "sqlite"
     with db.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
@@ -171,7 +171,7 @@ def test_reaper_spares_live_workers_and_reaps_stale_heartbeats(db):
 
 def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged(db):
     uid = _user(db)
-    limits = Limits(submit=Rate(2, 3600.0))
+    limits = Quotas(submit=Rate(2, 3600.0))
     with db.write() as s:
         s.add(RateBucket(user_id=uid, kind="submit", tokens=0.0, updated_at=utcnow()))
     sid = _dead_worker_holding(db, uid, attempts=3, charged=True)
@@ -211,7 +211,7 @@ def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(d
 
     uid = _user(db)
     who = Principal(uid, "a@example.org", "learner", "token")
-    limits = Limits(run=Rate(100, 60.0), pending_per_learner=3)
+    limits = Quotas(run=Rate(100, 60.0), pending_per_learner=3)
     results: list[str] = []
     start = threading.Barrier(10)
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..sandbox import wire
+from ..sandbox.child.runner import to_jax  # the inputs exactly as a child receives them
 from .mutation_ops import SWITCH
 
 FRAME_CAP = 1 << 30
@@ -206,18 +207,6 @@ class Loaded:
         return self.programs[k]
 
 
-def _to_jax(tree: Any) -> Any:
-    import jax
-
-    if isinstance(tree, dict):
-        return {k: _to_jax(v) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(_to_jax(v) for v in tree)
-    if isinstance(tree, wire.Leaf):
-        return jax.device_put(tree.array) if tree.cls == "jax" else tree.array.item()
-    return tree
-
-
 def _classify(obj: Any) -> tuple[str, np.ndarray] | None:
     import jax
 
@@ -240,7 +229,7 @@ def _send(out, header: dict, tree: Any = None) -> None:
 
 
 def _run(loaded: Loaded, header: dict, blob: bytes, out) -> None:
-    inputs = [_to_jax(wire.decode_tree(node, blob)) for node in header["inputs"]]
+    inputs = [to_jax(wire.decode_tree(node, blob)) for node in header["inputs"]]
     args = [[tree[name] for name in header["args"]] for tree in inputs]
     variant = header["variant"]
     start = time.perf_counter()

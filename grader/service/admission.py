@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from . import jobs
 from .accounts import Principal
-from .config import Limits
+from .config import Quotas
 from .models import Submission, User
 from .ratelimit import Refused, take
 
@@ -29,7 +29,7 @@ def _estimate_wait(s: Session, ahead: int, workers: int) -> float:
     return min(300.0, max(1.0, ahead * per_job / max(1, workers)))
 
 
-def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | None, limits: Limits,
+def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | None, limits: Quotas,
           workers: int) -> Admitted:
     sha = hashlib.sha256(source.encode()).hexdigest()
     with db.write() as s:

@@ -77,19 +77,19 @@ def _rate(value: str):
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
           max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
-    from .config import Limits, ServiceConfig, default_db_url
+    from .config import Quotas, ServiceConfig, default_db_url
 
     if engine == "dask" and not scheduler:
         _fail("--engine dask needs --scheduler tcp://HOST:PORT")
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
-    limits = Limits(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
+    limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
                     queue_cap=queue_cap)
     db = _open(db_url)
     db.close()
     config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
                            scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
-                           limits=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
+                           quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
                            shutdown_grace=shutdown_grace)
     from .server import serve as run
 

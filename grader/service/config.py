@@ -51,7 +51,8 @@ def default_db_url() -> str:
 
 
 @dataclass(frozen=True)
-class Limits:
+class Quotas:
+    """What one learner may ask of the service, and how long the queue may grow."""
     run: Rate = field(default_factory=lambda: Rate(10, 60.0))
     submit: Rate = field(default_factory=lambda: Rate(5, 300.0))
     pending_per_learner: int = 3
@@ -68,7 +69,7 @@ class ServiceConfig:
     scheduler: str | None = None
     feedback: bool = True
     strict_sandbox: bool = False
-    limits: Limits = field(default_factory=Limits)
+    quotas: Quotas = field(default_factory=Quotas)
     max_attempts: int = 3  # claims of one submission before it is IE (its grading kept dying)
     heartbeat_seconds: float = 2.0
     stale_seconds: float = 15.0  # a worker silent this long is dead and its rows are requeued

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from .config import Limits, Rate
+from .config import Quotas, Rate
 from .models import RateBucket, utcnow
 
 
@@ -21,7 +21,7 @@ class Refused(Exception):
         self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
 
 
-def _rate(limits: Limits, kind: str) -> Rate:
+def _rate(limits: Quotas, kind: str) -> Rate:
     return limits.run if kind == "run" else limits.submit
 
 
@@ -38,7 +38,7 @@ def _bucket(s: Session, user_id: int, kind: str, rate: Rate) -> RateBucket:
     return bucket
 
 
-def take(s: Session, user_id: int, kind: str, limits: Limits) -> None:
+def take(s: Session, user_id: int, kind: str, limits: Quotas) -> None:
     rate = _rate(limits, kind)
     bucket = _bucket(s, user_id, kind, rate)
     if bucket.tokens < 1.0:
@@ -48,7 +48,7 @@ def take(s: Session, user_id: int, kind: str, limits: Limits) -> None:
     bucket.tokens -= 1.0
 
 
-def refund(s: Session, user_id: int, kind: str, limits: Limits) -> None:
+def refund(s: Session, user_id: int, kind: str, limits: Quotas) -> None:
     rate = _rate(limits, kind)
     bucket = _bucket(s, user_id, kind, rate)
     bucket.tokens = min(float(rate.burst), bucket.tokens + 1.0)

@@ -106,7 +106,7 @@ class Workers:
                               f"grading was interrupted {row.attempts} times (the worker grading it died each time)")
 
         requeued, dead, zygotes = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
-                                            c.limits)
+                                            c.quotas)
         orphans = sum(kill_group(pgid) for pgid in zygotes)
         if requeued or dead or orphans:
             log.warning("requeued %d submission(s) left running by a dead worker; %d failed as IE; "
@@ -233,7 +233,7 @@ class Workers:
         sandbox = outcome.report.get("sandbox") or None
         if sandbox and sandbox.get("layers"):
             self.sandbox_info = sandbox
-        if not jobs.finish(self.db, job, wid, outcome, c.limits, sandbox):
+        if not jobs.finish(self.db, job, wid, outcome, c.quotas, sandbox):
             log.warning("worker %s lost its claim on %s; its result was discarded", wid, job.id)
 
     def _grade_dask(self, problem, job: jobs.Job) -> jobs.Outcome:

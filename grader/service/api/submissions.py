@@ -52,7 +52,7 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
     except UnicodeEncodeError:
         raise HTTPException(422, "source: not valid UTF-8 text (lone surrogates)") from None
     try:
-        got = admit(c.db, who, body.problem, body.kind, body.source, idempotency_key, c.config.limits,
+        got = admit(c.db, who, body.problem, body.kind, body.source, idempotency_key, c.config.quotas,
                     c.config.workers)
     except Refused as exc:
         return refusal(exc)
