@@ -28,7 +28,7 @@ SUFFIXES = (".py", ".ipynb")
 @dataclass(frozen=True)
 class Item:
     path: str
-    source: str
+    data: bytes  # the file as read; decoding is the submission stage's (not UTF-8 is CE)
     sha256: str
     cell_tag: str | None = None  # notebooks: grade only the code cells with this tag
 
@@ -42,16 +42,33 @@ def discover(root: Path) -> list[Path]:
 
 
 def read_items(paths: Iterable[Path], cell_tag: str | None = None) -> tuple[list[Item], list[tuple[str, str]]]:
-    """Files as text; unreadable ones are reported, not graded. ``cell_tag`` goes with notebooks."""
+    """The files' bytes; those the operating system refuses to read are returned apart,
+    with why. ``cell_tag`` goes with notebooks."""
     items, errors = [], []
     for path in paths:
         try:
             data = path.read_bytes()
-            tag = cell_tag if path.suffix.lower() == ".ipynb" else None
-            items.append(Item(str(path), data.decode("utf-8"), hashlib.sha256(data).hexdigest(), tag))
-        except (OSError, UnicodeDecodeError) as exc:
-            errors.append((str(path), f"cannot be read as UTF-8 text ({exc.__class__.__name__})"))
+        except OSError as exc:
+            errors.append((str(path), f"the judge cannot read the file ({exc.strerror})"))
+            continue
+        tag = cell_tag if path.suffix.lower() == ".ipynb" else None
+        items.append(Item(str(path), data, hashlib.sha256(data).hexdigest(), tag))
     return items, errors
+
+
+def unreadable_report(problem: Problem, path: str, why: str) -> dict:
+    """The log line of a file the judge could not read: IE (not the learner's doing), so
+    that a re-run tries it again."""
+    from . import __version__
+    from .common.verdicts import Verdict
+    from .problem.catalogue import content_hash
+    from .report.model import Report
+
+    report = Report(problem=problem.id, submission=path, verdict="IE", verdict_title=Verdict.IE.title,
+                    reason="judge", message=why, total=len(problem.cases), problem_version=content_hash(problem),
+                    judge_version=__version__).to_json()
+    report["sha256"] = ""
+    return report
 
 
 def _key(rec: dict) -> tuple:
@@ -80,9 +97,9 @@ def load_log(out: Path) -> dict[tuple, dict]:
 def grade_item(problem: Problem, item: Item, sandbox, feedback=None) -> dict:
     from .judge.notebook import locate
     from .judge.pipeline import grade
-    from .judge.submission import parse_file_text
+    from .judge.submission import submission_from_bytes
 
-    sub = parse_file_text(item.source, item.path, item.cell_tag)
+    sub = submission_from_bytes(item.data, item.path, item.cell_tag)
     report = locate(grade(problem, sub, sandbox, feedback=feedback).report, sub.cells).to_json()
     report["sha256"] = item.sha256
     if item.cell_tag is not None:
@@ -161,10 +178,11 @@ def run_batch(problem: Problem, root: Path, engine: Callable[[list[Item]], Itera
     valid = {k: rec for k, rec in done.items() if rec.get("verdict") != "IE"}
     results = [valid[key(i)] for i in items if key(i) in valid]
     todo = [i for i in items if key(i) not in valid]
-    step = progress(len(todo), len(items) - len(todo))
+    step = progress(len(todo) + len(unreadable), len(items) - len(todo))
+    refused = [unreadable_report(problem, path, why) for path, why in unreadable]
     log = open(out, "a", encoding="utf-8") if out else None
     try:
-        for report in engine(todo) if todo else []:
+        for report in [*refused, *(engine(todo) if todo else [])]:
             results.append(report)
             if log:
                 log.write(json.dumps(report, allow_nan=False) + "\n")
@@ -176,6 +194,4 @@ def run_batch(problem: Problem, root: Path, engine: Callable[[list[Item]], Itera
             log.close()
     if csv_path:
         write_atomic(csv_path, gradebook(results))
-    for path, why in unreadable:
-        step({"submission": path, "verdict": "unreadable", "message": why})
     return results

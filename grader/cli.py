@@ -126,7 +126,7 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
         _fail(str(exc))
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     click.echo(f"graded {sum(counts.values())} file(s) ({summary or 'nothing new'}); {len(results)} in total")
-    sys.exit(EXIT_USAGE if counts.get("IE") or counts.get("unreadable") else EXIT_OK)
+    sys.exit(EXIT_USAGE if counts.get("IE") else EXIT_OK)
 
 
 @main.command()

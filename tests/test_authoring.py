@@ -145,3 +145,34 @@ def test_reference_breaking_its_own_requirements_writes_nothing(problem_copy, tm
     r = cli("add-case", P1, str(src), cwd=tmp_path)
     assert r.returncode == 2 and "fails its own requirement" in r.stderr
     assert tree_digest(root.parent) == before
+
+
+def test_add_case_refuses_an_input_the_oracles_disagree_on(problem_copy, tmp_path):
+    root = problem_copy()
+    oracle = root / "oracle.py"
+    oracle.write_text(oracle.read_text().replace('    return {"grads": {"w": weights @ x, "b": weights.sum()}, "norms": norms}',
+                                                 '    return {"grads": {"w": weights @ x, "b": weights.sum()}, "norms": norms * 1.01}'))
+    before = tree_digest(root.parent)
+    src = tmp_path / "new.json"
+    src.write_text(json.dumps(GOOD))
+    r = cli("add-case", P1, str(src), "--hidden", cwd=tmp_path)
+    assert r.returncode == 2 and "oracle_closed_form" in r.stderr and "disagree" in r.stderr, r.stderr
+    assert tree_digest(root.parent) == before
+
+
+def test_generate_writes_the_seeded_cases_with_the_reference_outputs(problem_copy, tmp_path):
+    from grader.problem.modules import generated_inputs
+
+    root = problem_copy()
+    before = set((root / "cases" / "hidden").iterdir())
+    r = cli("generate", P1, "--count", "2", "--seed", "97", "--hidden", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    new = sorted(set((root / "cases" / "hidden").iterdir()) - before)
+    assert len(new) == 2
+    from grader.problem import load_problem
+
+    wanted = [raw for _, raw in generated_inputs(load_problem(root), 2, seed=97)]
+    cases = [json.loads(p.read_text()) for p in new]
+    assert sorted(json.dumps(c["input"], sort_keys=True) for c in cases) == \
+        sorted(json.dumps(w, sort_keys=True) for w in wanted)
+    assert all(set(c["expected"]) == {"grads", "norms"} for c in cases)

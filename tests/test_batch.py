@@ -112,6 +112,12 @@ def test_rerun_regrades_changed_files_and_everything_after_the_problem_changes(t
     assert "skipping" not in third.stderr and "graded 2 file(s)" in third.stdout
     versions = {json.loads(line)["problem_version"] for line in log.read_text().splitlines()}
     assert len(versions) == 2
+    # A verdict by another version of the judge, or an IE (the judge's failure), is graded again.
+    records = [json.loads(line) for line in log.read_text().splitlines()][-2:]
+    records[0]["judge_version"], records[1]["verdict"] = "0.0.0-older", "IE"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    fourth = cli("batch", str(folder), "--problem", P1, "--out", str(log), "--no-feedback")
+    assert "skipping" not in fourth.stderr and "graded 2 file(s)" in fourth.stdout
 
 
 def _free_port() -> int:
@@ -143,7 +149,7 @@ def dask_cluster(tmp_path):
         p.wait()
 
 
-def test_dask_engine_survives_a_killed_worker(dask_cluster, sample_dir, tmp_path):
+def test_dask_batch_grades_each_file_once_when_a_worker_is_killed_mid_batch(dask_cluster, sample_dir, tmp_path):
     address, procs = dask_cluster
     log = tmp_path / "dask.jsonl"
     batch = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(sample_dir), "--problem", P1,

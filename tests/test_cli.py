@@ -44,18 +44,27 @@ def test_wrong_answer_text_report_and_exit_1():
     (["generate", P1, "--count", "0", "--seed", "1"], "Invalid value"),
     (["add-case", P1, "missing.json"], "no such file"),
 ])
-def test_usage_errors_exit_2_with_one_message(args, words):
+def test_usage_errors_exit_2_without_a_traceback(args, words):
     r = grader(*args)
     assert r.returncode == 2
     assert words in r.stderr
     assert "Traceback" not in r.stderr
 
 
-def test_binary_submission_is_a_usage_error(tmp_path):
+def test_a_submission_that_is_not_utf8_or_too_large_is_a_compile_error(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_bytes(b"\xff\xfe\x00garbage")
-    r = grader("grade", str(bad), "--problem", P1)
-    assert r.returncode == 2 and "UTF-8" in r.stderr
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * (256 * 1024 // 6 + 1))
+    for path, words in ((bad, "not UTF-8 text (byte 0)"), (big, "larger than 256 KiB")):
+        r = grader("grade", str(path), "--problem", P1, "--format", "json")
+        report = json.loads(r.stdout)
+        assert r.returncode == 1 and report["verdict"] == "CE" and words in report["message"], r.stdout[-500:]
+
+
+def test_a_submission_the_judge_cannot_open_is_a_usage_error(tmp_path):
+    r = grader("grade", str(tmp_path), "--problem", P1)  # a folder, not a file
+    assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
 def test_list_and_show():
@@ -65,7 +74,7 @@ def test_list_and_show():
     assert r.returncode == 0 and "Per-Example Gradient Clipping" in r.stdout
 
 
-def test_python_dash_m_and_console_script_agree():
+def test_python_dash_m_and_console_script_print_the_same_help():
     script = subprocess.run(["grader", "--help"], capture_output=True, text=True)
     module = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True)
     assert script.returncode == module.returncode == 0 and "grade" in script.stdout
@@ -87,3 +96,24 @@ def test_text_report_escapes_submission_markup(tmp_path):
                    "    jax.vmap(jax.grad(lambda p: p.sum()))(x)\n    raise ValueError('[/oops] [red]x')\n")
     r = grader("grade", str(sub), "--problem", P1, "--no-feedback")
     assert r.returncode == 1 and "[/oops] [red]x" in r.stdout and "Traceback" not in r.stderr
+
+
+def test_new_writes_to_the_first_author_folder_else_to_the_working_folder(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "JAXJUDGE_PROBLEMS"}
+    work = tmp_path / "work"
+    work.mkdir()
+    r = grader("new", "toy_here", cwd=work, env=env)  # no problems/ above: ./problems, not the checkout's
+    assert r.returncode == 0, r.stderr
+    assert (work / "problems" / "toy_here" / "problem.toml").is_file()
+    assert not (ROOT / "problems" / "toy_here").exists()
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    r = grader("--problems", str(first), "--problems", str(second), "new", "toy_first", cwd=work, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (first / "toy_first" / "problem.toml").is_file() and not (second / "toy_first").exists()
+    # Both author folders are searched (repeatable --problems): a problem in the second is found.
+    r = grader("--problems", str(first), "--problems", str(work / "problems"), "list", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "toy_here" in r.stdout and "toy_first" in r.stdout

@@ -88,7 +88,7 @@ def test_every_verdict_and_reason_is_covered(graded):
         assert pair in seen, pair
 
 
-def test_nothing_written_outside_the_sandbox(graded):
+def test_corpus_leaves_the_repo_and_the_tmp_paths_it_names_untouched(graded):
     assert graded["repo_unchanged"]
     assert not graded["new_tmp"], graded["new_tmp"]
 
@@ -113,3 +113,14 @@ def test_runtime_checks_name_no_line_reached_only_in_hidden_cases(graded):
              if "line" in c.message}
     assert public in named, report.runtime_checks
     assert not named & hidden_only, named & hidden_only
+
+
+def test_every_attack_file_names_its_verdict_reason_the_attack_and_what_stops_it():
+    """SECURITY.md: each attack file's second header line names the attack and the layer
+    that stops it (the first, its reason code)."""
+    attacks = sorted(SUBMISSIONS.glob("*/*/attack_*.py"))
+    assert len(attacks) > 100
+    for path in attacks:
+        first, second = path.read_text().splitlines()[:2]
+        assert first.startswith("# reason: ") and len(first) > len("# reason: "), path
+        assert second.startswith("# attack: ") and len(second) > 40, path

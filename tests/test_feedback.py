@@ -85,3 +85,59 @@ def test_cost_beside_the_reference(problem1, pool):
     costs = [c.cost for c in report.cases if c.cost]
     assert len(costs) == len(report.cases)
     assert all({"compile_ms", "run_ms", "ref_compile_ms", "ref_run_ms"} <= set(c) for c in costs)
+
+
+class _Spy:
+    """A sandbox that remembers what it was asked and how each run ended."""
+
+    def __init__(self, box):
+        self.box, self.runs = box, []
+
+    def run(self, request):
+        result = self.box.run(request)
+        self.runs.append((request.wall_seconds, result.over_budget))
+        return result
+
+
+def test_a_submission_slow_on_the_counterexample_search_is_cut_off_at_the_budget(problem1, pool):
+    """The search's inputs can be computed in advance (its seed is public); a submission
+    that spins on each of them has every feedback run killed when the budget runs out,
+    so the grade comes out with no counterexample instead of waiting for it."""
+    from grader.judge import probe_table
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import load_submission
+
+    sub = load_submission(SUBMISSIONS / P1 / "wrong_answer" / "attack_slow_counterexample_search.py")
+    box = pool.free.get()
+    try:
+        probe_table.get(problem1, box)  # built ahead, as `grader warm` does
+        spy = _Spy(box)
+        report = grade(problem1, sub, spy, feedback=Feedback(hints=False, counterexample=True, budget_seconds=1.0)).report
+    finally:
+        pool.free.put(box)
+    assert report.verdict == "WA" and report.counterexample is None
+    graded, *extra = spy.runs
+    assert graded == (None, False)  # the grade itself has no budget beyond its limits
+    assert extra and all(wall is not None and wall <= 1.0 for wall, _ in extra)
+    assert any(over for _, over in extra)  # a feedback run was killed at the budget
+
+
+def test_a_run_past_its_wall_budget_is_killed_and_says_so(problem1, pool):
+    from dataclasses import replace
+
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+
+    spin = ("import jax\nfrom jax import lax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n"
+            "    return lax.while_loop(lambda c: c >= 0, lambda c: c + 1, 0)\n")
+    box = pool.free.get()
+    try:
+        run = box.run(replace(make_request(parse_source(spin), problem1, problem1.public_cases()), wall_seconds=0.5))
+    finally:
+        pool.free.put(box)
+    assert run.over_budget and run.exit.get("killed") == "budget"
+    assert next(iter(run.cases.values())).status == "timeout"
+
+
+def test_a_grade_gives_feedback_two_and_a_half_seconds_of_sandbox_work_by_default():
+    assert Feedback().budget_seconds == 2.5

@@ -34,16 +34,18 @@ def _run(**kw):
     return run
 
 
-def test_a_missing_runtime_record_fails_every_rule_that_needs_it():
+@pytest.mark.parametrize("rule", [{"calls": ("jax.grad",)}, {"nest": (("jax.vmap", "jax.grad"),)},
+                                  {"forbid": ("jax.hessian",)}, {"traced": True}], ids=lambda r: next(iter(r)))
+def test_a_missing_runtime_record_fails_each_kind_of_rule_that_needs_it(rule):
     from grader.judge.runtime_checks import check_record
     from grader.problem import Requirements
 
-    failed = check_record(_run(runtime=None), Requirements(calls=("jax.grad",)))
+    failed = check_record(_run(runtime=None), Requirements(**rule))
     assert [c.passed for c in failed] == [False] and failed[0].verdict == "RJ"
     assert check_record(_run(runtime=None), Requirements()) == []  # nothing needed, nothing judged
 
 
-def test_a_phase_killed_for_time_gives_its_resource_verdict():
+def test_a_size_measurement_killed_for_time_fails_the_vectorized_rule_as_tle():
     from grader.judge.probe_checks import check_vectorized
     from grader.problem import Requirements
 
@@ -83,13 +85,20 @@ def test_the_recorder_keeps_a_bounded_record():
 
 # ------------------------------------------------------------ probe and policy
 
-def test_probe_factors_are_drawn_per_grade_away_from_one():
-    from grader.judge.request import FACTOR_RANGES, draw_factor
+def test_probe_perturbations_are_random_away_from_neutral_with_distinct_lanes():
+    import math
 
-    factors = {draw_factor() for _ in range(50)}
-    assert len(factors) == 50
-    assert all(any(lo <= f <= hi for lo, hi in FACTOR_RANGES) for f in factors)
-    assert all(abs(f - 1.0) >= 0.2 for f in factors)
+    from grader.judge.request import FACTOR_RANGES, SHIFT_RANGE, draw_perturbation
+    from grader.sandbox.probe import LANE_AMPLITUDE
+
+    drawn = {draw_perturbation() for _ in range(50)}
+    assert len(drawn) == 50
+    for factor, shift, frequency, phase in drawn:
+        assert any(lo <= factor <= hi for lo, hi in FACTOR_RANGES) and abs(factor - 1.0) >= 0.2
+        assert SHIFT_RANGE[0] <= abs(shift) <= SHIFT_RANGE[1]
+        # lanes 0 and 1 of a vmap get factors at least 0.1 apart
+        assert LANE_AMPLITUDE * abs(math.cos(frequency + phase) - math.cos(phase)) >= 0.1
+    assert {s > 0 for _, s, _, _ in drawn} == {True, False}
 
 
 def test_the_probe_table_covers_every_required_output(problem1, pool):
@@ -177,13 +186,41 @@ def test_batch_records_a_file_that_cannot_be_parsed_and_goes_on(tmp_path):
     folder.mkdir()
     (folder / "deep.py").write_text("x = " + "+".join(["1"] * 5000))
     (folder / "good.py").write_text((SUBMISSIONS / P1 / "compile_error" / "syntax_error.py").read_text())
-    log = tmp_path / "out.jsonl"
+    (folder / "latin1.py").write_bytes("x = 'café'\n".encode("latin-1"))
+    log, book = tmp_path / "out.jsonl", tmp_path / "grades.csv"
     run = subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--problem", P1, "--out", str(log),
-                          "--no-feedback"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                          "--csv", str(book), "--no-feedback"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     verdicts = {json.loads(line)["submission"].rsplit("/", 1)[-1]: json.loads(line)["verdict"]
                 for line in log.read_text().splitlines()}
-    assert verdicts == {"deep.py": "CE", "good.py": "CE"}
+    assert verdicts == {"deep.py": "CE", "good.py": "CE", "latin1.py": "CE"}
+    assert len(book.read_text().splitlines()) == 4  # a header and a row per file
+
+
+def test_batch_records_a_file_the_judge_cannot_read_as_ie_and_reads_it_again_next_time(problem1, tmp_path,
+                                                                                        monkeypatch):
+    from pathlib import Path
+
+    from grader.batch import run_batch
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "locked.py").write_text("x = 1\n")
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    log, seen = tmp_path / "out.jsonl", []
+    progress = lambda todo, skipped: seen.append
+    first = run_batch(problem1, folder, lambda items: iter(()), log, None, progress)
+    assert [(r["verdict"], "Permission denied" in r["message"]) for r in first] == [("IE", True)]
+    assert [json.loads(line)["verdict"] for line in log.read_text().splitlines()] == ["IE"]
+    again = run_batch(problem1, folder, lambda items: iter(()), log, None, progress)
+    assert [r["verdict"] for r in again] == ["IE"] and len(seen) == 2  # tried again, not taken from the log
 
 
 def test_arrays_too_large_to_spell_out_are_described():
@@ -196,3 +233,68 @@ def test_arrays_too_large_to_spell_out_are_described():
     huge = dict(node, shape=[2 ** 30, 0])
     with pytest.raises(wire.WireError, match="too large"):
         wire.decode_tree(huge, packer.blob())
+
+
+# ------------------------------------------------- what the README promises of a grade
+
+def test_a_child_killed_by_a_signal_mid_case_is_a_crash_of_that_case(problem1):
+    """A case whose process died of a signal (say SIGSEGV in native code) is RE with reason
+    crash; the cases after it never ran and are not passes."""
+    from grader.judge.verdict import judge_case
+    from grader.sandbox.host import _finish
+    from grader.sandbox.request import CaseRun, RunResult
+
+    first, second = problem1.cases[:2]
+    run = RunResult(load_status="ok", cases={first.id: CaseRun(first.id), second.id: CaseRun(second.id)})
+    _finish(run, ("case", first.id), {"killed": None, "signal": 11, "code": None, "maxrss_kb": 1024})
+    crashed = judge_case(problem1, first, run.cases[first.id], problem1.meta.limits.memory_mb, {"maxrss_kb": 1024})
+    never = judge_case(problem1, second, run.cases[second.id], problem1.meta.limits.memory_mb, {})
+    assert (crashed.report.verdict, crashed.report.reason) == ("RE", "crash")
+    assert (never.report.verdict, never.report.reason) == ("--", "not_run")
+
+
+def test_after_a_case_that_ends_the_process_the_rest_are_reported_not_run(problem1, pool):
+    report = _grade(problem1, SUBMISSIONS / P1 / "time_limit_exceeded" / "python_loop.py", pool).report
+    verdicts = [c.verdict for c in report.cases]
+    assert report.verdict == "TLE" and "TLE" in verdicts
+    after = verdicts[verdicts.index("TLE") + 1:]
+    assert after and set(after) == {"--"}
+    assert report.passed == verdicts.count("AC") < report.total
+
+
+def test_a_dependence_probe_that_cannot_be_prepared_is_ie_not_a_pass(problem_copy, pool):
+    """The reference cannot run under the probe (here: it raises): the requirement cannot
+    be decided, which is the judge's failure (IE), never an AC."""
+    from grader.problem import load_problem
+
+    root = problem_copy()
+    (root / "reference.py").write_text((SUBMISSIONS / P1 / "runtime_error" / "raises.py").read_text())
+    report = _grade(load_problem(root), SUBMISSIONS / P1 / "accepted" / "flat_norm.py", pool).report
+    assert report.verdict == "IE" and "dependence probe cannot be prepared" in report.message
+
+
+def test_expected_outputs_never_enter_the_childs_request(problem1):
+    from grader.judge.request import make_request
+    from grader.judge.submission import load_submission
+
+    sub = load_submission(SUBMISSIONS / P1 / "accepted" / "flat_norm.py")
+    header, blob = make_request(sub, problem1, problem1.cases).frame()
+    text = json.dumps(header)
+    checked = 0
+    for case in problem1.cases:
+        for leaf in (case.expected["grads"]["w"], case.expected["norms"]):
+            values = np.asarray(leaf, np.float32).ravel()
+            if values.size < 2 or not np.all(values):
+                continue  # too short or zero-filled to tell apart from an input by its bytes
+            checked += 1
+            assert values.tobytes() not in blob and values.astype(np.float64).tobytes() not in blob
+            assert repr(float(np.asarray(leaf).ravel()[0])) not in text
+    assert checked > 20
+
+
+def test_a_requirement_failure_says_what_was_seen_and_what_is_expected(problem1, pool):
+    report = _grade(problem1, SUBMISSIONS / P1 / "rejected" / "vmap_of_hand_gradient.py", pool).report
+    assert report.verdict == "RJ"
+    line = next(c for c in report.runtime_checks if not c.passed)
+    assert "jax.vmap was called (called at line" in line.message
+    assert "but never on a function that calls jax.grad; expected jax.vmap(jax.grad(...))" in line.message

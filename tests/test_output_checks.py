@@ -116,3 +116,13 @@ def test_value_check_alone_refuses_a_wrong_shape(problem1, case):
     ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
                        check_input(meta, case.input))
     assert CHECKS["value"](ctx).reason == "shape"
+
+
+def test_a_non_finite_output_names_its_positions(problem1, case):
+    meta = problem1.meta
+    got = mutate(case, lambda o: o.__setitem__("norms", jax_leaf([3.0, np.nan, np.inf])))
+    ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
+                       check_input(meta, case.input))
+    found = run_checks(ctx, meta.output_checks)
+    assert found.reason == "nan" and "2 NaN or infinite value(s)" in found.message
+    assert found.detail == {"leaf": "norms", "positions": [[1], [2]]}

@@ -171,7 +171,7 @@ def test_probe_switch_leaves_normal_results_bit_identical(problem1, pool):
         assert not np.array_equal(p.output["norms"].array, probed.run.cases[p.id].output["norms"].array)
 
 
-def test_probe_inside_a_cached_jit_takes_the_separate_run(problem1, pool):
+def test_probe_inside_a_cached_jit_still_tells_honest_code_from_a_decoy(problem1, pool):
     """A switch inside a jax.jit the submission built would leak one trace's tracer
     into the next: there the probe runs poisoned in a second module instead."""
     nested = BASE + '''

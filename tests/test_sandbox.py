@@ -23,7 +23,7 @@ _tamper()
 def per_example_grad_clip(""")
 
 
-def test_state_never_leaks_between_submissions(problem1, pool):
+def test_module_tampering_is_refused_and_the_next_submission_on_that_zygote_is_accepted(problem1, pool):
     box = pool.free.get()
     try:
         first = grade_source(problem1, POISONER, box).report
@@ -167,3 +167,197 @@ def test_a_judge_that_goes_away_takes_the_running_child_with_it(problem1):
     time.sleep(0.5)
     assert not [k for k in kids if os.path.exists(f"/proc/{k}") and
                 open(f"/proc/{k}/stat").read().split(")")[1].split()[0] != "Z"]
+
+
+SPIN = "import jax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n    while True:\n        pass\n"
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None  # gone
+
+
+def _zygote(patch: str = "", stderr=subprocess.DEVNULL):
+    """A Sandbox on a zygote started here, after ``patch`` (Python run before ``zygote.main``)."""
+    from grader.sandbox import wire
+    from grader.sandbox.env import child_env
+    from grader.sandbox.host import Sandbox
+
+    proc = subprocess.Popen([sys.executable, "-c", f"from grader.sandbox import zygote\n{patch}\nzygote.main()\n"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=child_env(),
+                            start_new_session=True)
+    header, _ = wire.read_frame(proc.stdout, 1 << 20)
+    assert header["type"] == "ready"
+    box = Sandbox()
+    box.proc = proc
+    return box
+
+
+def _spin_until_the_case_runs(problem1, box) -> int:
+    """Send SPIN with a long time limit, read frames until its first case has begun (the
+    lockdown is behind it, submission code is running); returns the child's pid."""
+    import dataclasses
+
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+    from grader.sandbox import wire
+
+    request = dataclasses.replace(make_request(parse_source(SPIN), problem1, problem1.public_cases()),
+                                  time_seconds=600.0)
+    header, blob = request.frame()
+    wire.write_frame(box.proc.stdin, header, blob)
+    while True:
+        frame, _ = wire.read_frame(box.proc.stdout, 1 << 20)
+        assert frame["type"] != "exit", frame
+        if frame["type"] == "begin" and frame.get("phase") == "case":
+            break
+    kids = [k for k in _children(box.proc.pid) if _state(k) not in (None, "Z")]
+    assert len(kids) == 1, kids
+    return kids[0]
+
+
+def test_the_child_runs_submission_code_with_stdio_on_dev_null(problem1, tmp_path):
+    # The zygote's own stdin is the judge's request pipe and its stdout/stderr go to a file
+    # here: a child that kept them could read the judge's requests or write where we look.
+    with open(tmp_path / "zygote.err", "w") as err:
+        box = _zygote(stderr=err)
+    try:
+        kid = _spin_until_the_case_runs(problem1, box)
+        zygote_stdio = [os.readlink(f"/proc/{box.proc.pid}/fd/{fd}") for fd in (0, 1, 2)]
+        child_stdio = [os.readlink(f"/proc/{kid}/fd/{fd}") for fd in (0, 1, 2)]
+    finally:
+        box.close()
+    assert zygote_stdio[0].startswith("pipe:") and zygote_stdio[1:] == [str(tmp_path / "zygote.err")] * 2
+    assert child_stdio == ["/dev/null"] * 3, child_stdio
+
+
+def test_a_zygote_killed_outright_takes_its_running_child_with_it(problem1):
+    """SIGKILL leaves the zygote no chance to kill the child itself: PR_SET_PDEATHSIG
+    makes the kernel do it, instead of the child spinning on, unobserved, to its CPU limit."""
+    import signal
+    import time
+
+    box = _zygote()
+    try:
+        kid = _spin_until_the_case_runs(problem1, box)
+        os.kill(box.proc.pid, signal.SIGKILL)
+        box.proc.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while _state(kid) not in (None, "Z") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        alive = _state(kid) not in (None, "Z")
+        if alive:
+            os.kill(kid, signal.SIGKILL)  # it would spin on to its CPU limit
+    finally:
+        box.close()
+    assert not alive, f"child {kid} still ran 5 s after its zygote died"
+
+
+def test_each_run_forks_a_new_child_and_reaps_the_last_before(problem1):
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+
+    box = _zygote()
+    forked: list[list[int]] = []  # per run: the zygote's children that were not there before it
+    first_when_second_forked = "not seen"
+    try:
+        with ThreadPoolExecutor(1) as worker:
+            for _ in range(2):
+                request = make_request(parse_source(GOOD), problem1, problem1.public_cases())
+                before = set(_children(box.proc.pid))  # the last run's child may still be exiting
+                running = worker.submit(box.run, request)
+                new: list[int] = []
+                while not running.done():
+                    for kid in _children(box.proc.pid):
+                        if kid not in before and kid not in new:
+                            new.append(kid)
+                            if forked:
+                                first_when_second_forked = _state(forked[0][0])
+                    time.sleep(0.005)
+                assert running.result().complete and running.result().judge_error is None
+                forked.append(new)
+        zygote = box.proc.pid
+    finally:
+        box.close()
+    assert [len(f) for f in forked] == [1, 1], forked  # one child per run
+    (first,), (second,) = forked
+    assert len({first, second, zygote}) == 3, (first, second, zygote)
+    assert first_when_second_forked is None  # reaped before the second fork: never kept for reuse
+
+
+def test_zygote_kills_a_child_whose_frame_exceeds_the_output_cap(problem1):
+    """The child's own Packer stops a large result first, so the zygote's cap is the one a
+    child that got past it meets: a fake child here sends one frame of exactly the cap, then
+    one of a byte more, each announced in its header and then written out in full."""
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+
+    def flood(excess: int) -> str:
+        return f"""
+import os, struct
+from grader.sandbox import wire
+import grader.sandbox.child.main as child
+
+def flood(request, blob, w):
+    try:
+        size = int(request["output_bytes"]) + zygote.HEADROOM + {excess}
+        head = b'{{"type":"flood"}}'
+        with os.fdopen(w, "wb") as out:
+            out.write(struct.pack(">4sIQ", wire.MAGIC, len(head), size - len(head)) + head + bytes(size - len(head)))
+    finally:
+        os._exit(0)
+
+child.main = flood
+"""
+
+    request = make_request(parse_source(GOOD), problem1, problem1.public_cases())
+    exits = {}
+    for excess in (0, 1):
+        with _zygote(flood(excess)) as box:
+            exits[excess] = box.run(request).exit
+    assert exits[0]["killed"] is None and exits[0]["code"] == 0, exits[0]  # relayed: the child exits by itself
+    assert exits[1]["killed"] == "ole" and exits[1]["signal"] == 9, exits[1]
+
+
+def test_a_layer_that_fails_half_way_ends_the_child_before_any_submission_code(problem1, pool, tmp_path,
+                                                                               monkeypatch):
+    """A readable path that is a symlink loop: Landlock's rule for it fails with ELOOP after
+    the fds, the namespaces and the rlimits are in place. The child must exit 70 (IE)
+    without loading the submission, not carry on with Landlock missing."""
+    import dataclasses
+
+    from grader.judge import pipeline
+    from grader.judge.submission import parse_source
+    from grader.sandbox.request import Request
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+
+    class WithLoop(Request):  # a subclass, since the pipeline replaces the request (for the probe)
+        def frame(self) -> tuple[dict, bytes]:
+            header, blob = super().frame()
+            header["readable"] = [*header["readable"], str(loop)]
+            return header, blob
+
+    make_request = pipeline.make_request
+
+    def broken(*args, **kwargs) -> Request:
+        request = make_request(*args, **kwargs)
+        return WithLoop(**{f.name: getattr(request, f.name) for f in dataclasses.fields(request)})
+
+    monkeypatch.setattr(pipeline, "make_request", broken)
+    box = pool.free.get()
+    try:
+        graded = pipeline.grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases())
+    finally:
+        pool.free.put(box)
+    assert graded.report.verdict == "IE", graded.report
+    run = graded.run
+    assert run.exit["code"] == 70 and run.exit["killed"] is None, run.exit
+    assert run.layers == [] and run.load_status == "not_run", run  # no hello, no module load
+    assert run.judge_error == "the sandboxed child failed before running the submission"

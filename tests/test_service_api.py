@@ -2,10 +2,14 @@
 warm sandbox): every route, and its refusals."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from service_support import P1, Server, corpus, make_user, post, problem_copy, sqlite_url, wait_done
@@ -22,9 +26,10 @@ def env(tmp_path_factory):
     url = sqlite_url(root)
     tokens = {name: make_user(url, f"{name}@example.org", instructor=name == "teacher",
                               password="correct horse" if name == "cookie" else None)
-              for name in ("teacher", "ann", "bob", "cat", "dan", "cookie")}
+              for name in ("teacher", "ann", "bob", "cat", "dan", "eve", "cookie")}
+    # As behind a proxy on the loopback (test_service_limits runs the default: no proxy trusted).
     server = Server(url, "--no-feedback", "--run-limit", "100/min", "--submit-limit", "2/h", "--max-pending", "5",
-                    workers=1, problems=problems).start()
+                    "--forwarded-allow-ips", "127.0.0.1", workers=1, problems=problems).start()
     yield server, tokens, problems
     server.stop()
 
@@ -57,12 +62,28 @@ def test_healthz_reports_database_workers_and_sandbox_layers(env):
     assert "rlimits" in body["sandbox"]["layers"]
 
 
-def test_openapi_document_and_docs_page(env):
+def test_openapi_document_and_a_docs_page_that_loads_only_this_sites_files(env):
     server, _, _ = env
     c = server.client()
     spec = c.get(server.base + "/openapi.json").json()
     assert "/api/v1/submissions" in spec["paths"] and "/api/v1/gradebook" in spec["paths"]
-    assert c.get(server.base + "/docs").status_code == 200
+    r = c.get(server.base + "/docs")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    refs = re.findall(r"""(?:src|href|url)\s*[=:]\s*["']([^"']*)""", r.text)
+    assert {"/static/vendor/swagger-ui/swagger-ui-bundle.js?v=5.35.0", "/openapi.json"} <= set(refs)
+    assert all(ref.startswith("/") and not ref.startswith("//") or ref == "data:," for ref in refs), refs
+    assert "//" not in re.sub(r"<!--.*?-->", "", r.text).replace("http://www.w3.org", "")  # no other origin
+    for ref in refs:
+        if ref.startswith("/static/"):
+            assert c.get(server.base + ref).status_code == 200, ref
+    policy = dict(d.strip().split(" ", 1) for d in r.headers["content-security-policy"].split(";"))
+    inline = re.findall(r"<script>(.*?)</script>", r.text, re.S)
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    assert len(inline) == 1 and policy["script-src"] == f"'self' 'sha256-{digest}'"  # only that inline script
+    assert policy["default-src"] == "'none'" and policy["connect-src"] == "'self'" and policy["style-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'" and r.headers["x-frame-options"] == "DENY"
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert c.get(server.base + "/redoc").status_code == 404  # FastAPI's other page would load from a CDN
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Basic YTpi"}, {"Authorization": "Bearer jjt_nope"}],
@@ -228,6 +249,48 @@ def test_idempotency_key_returns_the_first_submission(clients):
     wait_done(dan, first.json()["id"])
 
 
+def test_an_empty_idempotency_key_is_no_key(clients):
+    # Blank is empty on the wire: HTTP drops the spaces around a header's value.
+    eve, key = clients["eve"], ""
+    first = post(eve, corpus(ACCEPTED), "run", headers={"Idempotency-Key": key})
+    second = post(eve, corpus(WRONG), "run", headers={"Idempotency-Key": key})
+    assert (first.status_code, second.status_code) == (202, 202) and first.json()["id"] != second.json()["id"]
+    for r in (first, second):
+        wait_done(eve, r.json()["id"])
+
+
+def test_the_submission_list_filters_by_problem(clients):
+    eve = clients["eve"]
+    ids = {pid: post(eve, corpus(ACCEPTED), "run", problem=pid).json()["id"] for pid in (P1, "broken_problem")}
+    for pid, sid in ids.items():
+        rows = eve.get("/submissions", params={"problem": pid}).json()
+        assert sid in [r["id"] for r in rows] and {r["problem"] for r in rows} == {pid}
+    assert eve.get("/submissions", params={"problem": "no_such_problem"}).json() == []
+    assert set(ids.values()) <= {r["id"] for r in eve.get("/submissions").json()}
+    for sid in ids.values():
+        wait_done(eve, sid)
+
+
+def test_api_answers_are_nosniff_uncached_and_inert_in_a_browser(env, clients, graded):
+    server, _, _ = env
+    ann, sid = clients["ann"], graded["submit"][1]["id"]
+    answers = {"json": ann.get("/me"), "error": server.client().get("/me"),
+               "markdown": ann.get(f"/submissions/{sid}", params={"format": "markdown"}),
+               "text": ann.get(f"/submissions/{sid}", params={"format": "text"}),
+               "junit": ann.get(f"/submissions/{sid}", params={"format": "junit"}),
+               "csv": clients["teacher"].get("/gradebook", params={"format": "csv"}),
+               "login": server.client().post("/auth/login", json={"email": "x@example.org", "password": "nope"})}
+    assert answers["markdown"].headers["content-type"].startswith("text/markdown")
+    assert answers["text"].headers["content-type"].startswith("text/plain")
+    for name, r in answers.items():
+        assert r.headers["x-content-type-options"] == "nosniff", name
+        assert r.headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'", name
+        assert r.headers["cache-control"] == "no-store", name
+    health = ann.get(server.base + "/healthz")
+    assert health.headers["x-content-type-options"] == "nosniff" and "default-src 'none'" in \
+        health.headers["content-security-policy"]
+
+
 def test_cookie_sessions_need_the_csrf_token_on_writes(env):
     server, _, _ = env
     with server.client() as c:
@@ -273,6 +336,46 @@ def test_sessions_expire_and_cookies_are_secure_behind_an_https_proxy(env):
 def test_no_cors_headers_for_other_origins(env, clients):
     r = clients["ann"].get("/problems", headers={"Origin": "https://evil.example"})
     assert r.status_code == 200 and not any(h.startswith("access-control-") for h in r.headers)
+
+
+def test_a_cors_preflight_from_another_origin_is_never_granted(env):
+    server, _, _ = env
+    with server.client() as c:
+        for path in ("/auth/login", "/submissions", f"/problems/{P1}/rejudge", "/tokens"):
+            r = c.options(path, headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+                                         "Access-Control-Request-Headers": "content-type, x-csrf-token"})
+            assert r.status_code == 405 and isinstance(r.json()["detail"], str), (path, r.status_code)
+            assert not any(h.startswith("access-control-") for h in r.headers), path
+
+
+def test_sessions_keep_only_hashes_of_their_256_bit_cookie_and_csrf_token_for_12_hours(env):
+    from sqlalchemy import select
+
+    from grader.service.models import WebSession
+    from grader.service.server import open_database
+
+    server, _, _ = env
+    with server.client() as c:
+        r = c.post("/auth/login", json={"email": "cookie@example.org", "password": "correct horse"})
+        cookie, csrf = r.cookies["jaxjudge_session"], r.json()["csrf_token"]
+    assert "max-age=43200" in r.headers["set-cookie"].lower()
+    assert len(base64.urlsafe_b64decode(cookie + "=")) == 32 and len(base64.urlsafe_b64decode(csrf + "=")) == 32
+    db = open_database(server.db_url)
+    with db.read() as s:
+        row = s.scalar(select(WebSession).where(WebSession.token_hash == hashlib.sha256(cookie.encode()).hexdigest()))
+    db.close()
+    assert row is not None and row.csrf_hash == hashlib.sha256(csrf.encode()).hexdigest()
+    assert (row.expires_at - row.created_at).total_seconds() == 12 * 3600
+    stored = b"".join(p.read_bytes() for p in Path(server.db_url.removeprefix("sqlite:///")).parent.glob("*.sqlite3*"))
+    assert row.token_hash.encode() in stored and cookie.encode() not in stored and csrf.encode() not in stored
+
+
+def test_a_trusted_proxy_names_the_client_whose_login_attempts_are_counted(env):
+    server, _, _ = env  # started with --forwarded-allow-ips 127.0.0.1
+    with server.client() as c:
+        codes = {c.post("/auth/login", json={"email": "cookie@example.org", "password": "wrong one"},
+                        headers={"X-Forwarded-For": f"10.0.{i}.1"}).status_code for i in range(12)}
+    assert codes == {401}  # each address its own bucket, as the proxy says
 
 
 def test_tokens_are_created_listed_and_revoked(env, clients):
@@ -328,9 +431,11 @@ def test_gradebook_keeps_the_best_and_the_last_verdict(clients):
     assert "dan@example.org,per_example_grad_clipping,AC,39,39" in csv_text.text
 
 
-def test_queue_shows_depth_age_and_busy_workers(clients):
+def test_queue_answers_with_its_fields_and_the_one_live_worker(clients):
+    # Its values while something waits and runs: test_service_limits and test_web_pages.
     q = clients["teacher"].get("/queue").json()
-    assert set(q) >= {"depth", "running", "oldest_age_seconds", "workers"} and q["workers"]["alive"] == 1
+    assert set(q) >= {"depth", "running", "oldest_age_seconds", "workers", "queued_by_kind"}
+    assert q["workers"]["alive"] == 1 and 0 <= q["workers"]["busy"] <= 1
 
 
 def test_rejudge_regrades_after_the_cases_change_and_records_the_version(env, clients, graded):

@@ -6,8 +6,9 @@ import hashlib
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-from service_support import Server, sqlite_url
+from service_support import Server, httpx, sqlite_url
 
 from conftest import ROOT
 
@@ -71,6 +72,7 @@ def test_serve_refuses_bad_options(tmp_path):
     for args, needle in ((("--engine", "dask"), "--engine dask needs --scheduler"),
                          (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler goes with --engine dask"),
                          (("--run-limit", "fast"), "a rate is N/s, N/min or N/h"),
+                         (("--forwarded-allow-ips", "127.0.0.1,proxy.example"), "'proxy.example': not an IP"),
                          (("--db", "postgresql+psycopg://nobody@127.0.0.1:1/none"), "cannot open the database")):
         done = grader("serve", *(args if "--db" in args else (*args, "--db", url)), timeout=60)
         assert done.returncode == 2 and needle in done.stderr, (args, done.stderr)
@@ -83,3 +85,25 @@ def test_first_start_explains_how_to_create_the_first_instructor(tmp_path):
     out = server.output()
     assert "no instructor account yet" in out and "grader user add YOU@EXAMPLE.ORG --instructor" in out
     assert f"--db '{url}'" in out
+
+
+def _listening(port: int) -> list[tuple[str, str]]:
+    """(table, local address) of every listening TCP socket on ``port`` on this machine."""
+    found = []
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, _, hex_port = local.partition(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.append((table, address))
+    return found
+
+
+def test_serve_listens_on_the_loopback_only_with_two_workers_by_default(tmp_path):
+    # Neither --host nor --workers; not waiting for the two sandboxes to warm up keeps it cheap.
+    server = Server(sqlite_url(tmp_path), "--shutdown-grace", "0", workers=None).start(healthy=False)
+    try:
+        assert _listening(server.port) == [("tcp", "0100007F")]  # 127.0.0.1, little-endian; no IPv6
+        assert httpx.get(server.base + "/healthz", timeout=10).json()["workers"]["configured"] == 2
+    finally:
+        server.stop()

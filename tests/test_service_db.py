@@ -147,11 +147,16 @@ def _reap(db, limits=None):
 def test_reaper_requeues_a_row_held_by_a_dead_process_in_its_place(db):
     uid = _user(db)
     sid = _dead_worker_holding(db, uid, attempts=1, charged=True)
+    with db.write() as s:  # two rows that were sent after it
+        later = [jobs.enqueue(s, uid, P1, "run", f"x = {i}", "0" * 64).id for i in range(2)]
     assert _reap(db) == (1, 0)
     with db.read() as s:
         row = s.scalar(select(Submission).where(Submission.id == sid))
         assert s.scalar(select(Worker).where(Worker.id == "dead-0")) is None
+        assert jobs.position(s, row) == 1  # first in line again, ahead of what came after it
     assert (row.status, row.claimed_by, row.attempts, row.verdict) == ("queued", None, 1, None)
+    jobs.register(db, "inst", ["w1"])
+    assert [jobs.claim(db, "w1").id for _ in range(3)] == [sid, *later]
 
 
 def test_reaper_spares_live_workers_and_reaps_stale_heartbeats(db):
@@ -185,24 +190,69 @@ def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged
     assert tokens == pytest.approx(1.0, abs=0.01)  # the token taken for it came back
 
 
-def test_an_unknown_email_costs_an_argon2_verification_too(db):
+def test_an_unknown_email_runs_an_argon2_verification_too(db, monkeypatch):
+    from argon2 import PasswordHasher
+
     from grader.service import accounts
 
+    verified: list[str] = []
+    real = PasswordHasher.verify
+
+    def spy(self, hash, password):
+        verified.append(hash)
+        return real(self, hash, password)
+
+    monkeypatch.setattr(PasswordHasher, "verify", spy)
     make_user(db.url, "known@example.org", password="a real password")
+    make_user(db.url, "tokens-only@example.org")  # no password: logs in with nothing, at the same cost
     with db.write() as s:
-        assert accounts.verify_password(s, "nobody@example.org", "whatever") is None
-        assert accounts._DUMMY_HASH and accounts._DUMMY_HASH[0].startswith("$argon2id$")
-        assert accounts.verify_password(s, "KNOWN@example.org ", "a real password").email == "known@example.org"
+        for email in ("nobody@example.org", "tokens-only@example.org"):
+            verified.clear()
+            assert accounts.verify_password(s, email, "whatever") is None
+            assert verified == accounts._DUMMY_HASH  # one whole verification, against the dummy hash
+        assert PasswordHasher().check_needs_rehash(accounts._DUMMY_HASH[0]) is False  # a real password's cost
+        verified.clear()
         assert accounts.verify_password(s, "known@example.org", "wrong password") is None
+        assert len(verified) == 1 and verified[0] != accounts._DUMMY_HASH[0]
+        assert accounts.verify_password(s, "KNOWN@example.org ", "a real password").email == "known@example.org"
 
 
-def test_gradebook_csv_defuses_spreadsheet_formulas():
-    from grader.service.gradebook import COLUMNS, to_csv
+@pytest.mark.parametrize("lead", ["=", "+", "-", "@", "\t", "\r"], ids=repr)
+def test_gradebook_csv_defuses_spreadsheet_formulas_and_leaves_empty_cells_empty(lead):
+    import csv
+    import io
 
+    from grader.service.gradebook import COLUMNS, to_csv, to_wide_csv
+
+    learner = f"{lead}HYPERLINK(\"http://x\")@example.org"
     row = dict.fromkeys(COLUMNS, "")
-    row.update(learner="=HYPERLINK(\"http://x\")@example.org", problem="p")
-    line = to_csv([row]).splitlines()[1]
-    assert line.startswith("\"'=HYPERLINK")
+    row.update(learner=learner, problem="p", best_verdict="WA", best_passed=1, best_total=3)
+    got = next(csv.DictReader(io.StringIO(to_csv([row]))))
+    assert got["learner"] == "'" + learner and got["problem"] == "p"
+    assert got["last_verdict"] == got["best_id"] == ""  # an empty cell is no formula: nothing to defuse
+    wide = list(csv.reader(io.StringIO(to_wide_csv([row], ["p", "q"]))))
+    assert wide[1] == ["'" + learner, "WA 1/3", ""]
+
+
+def test_rejudged_rows_count_against_neither_the_queue_cap_nor_the_learners_pending_cap(db):
+    from grader.service.accounts import Principal
+    from grader.service.admission import Refused, admit
+
+    uid = _user(db)
+    who = Principal(uid, "a@example.org", "learner", "token")
+    limits = Quotas(run=Rate(100, 60.0), pending_per_learner=2, queue_cap=3)
+    with db.write() as s:  # five of hers, requeued by an instructor's rejudge
+        for i in range(5):
+            jobs.enqueue(s, uid, P1, "submit", f"x = {i}", "0" * 64).priority = jobs.REJUDGE
+    assert [admit(db, who, P1, "run", f"y = {i}", None, limits, 1).created for i in range(2)] == [True, True]
+    with pytest.raises(Refused) as pending:
+        admit(db, who, P1, "run", "y = 2", None, limits, 1)
+    assert pending.value.status == 429
+    teacher = Principal(_user(db, "t@example.org"), "t@example.org", "instructor", "token")
+    admit(db, teacher, P1, "run", "z = 1", None, limits, 1)
+    with pytest.raises(Refused) as full:
+        admit(db, teacher, P1, "run", "z = 2", None, limits, 1)
+    assert full.value.status == 503 and "(3 waiting)" in full.value.message
 
 
 def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(db):

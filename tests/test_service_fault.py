@@ -1,7 +1,8 @@
 """A server killed with SIGKILL in the middle of a load loses nothing: after a
 restart every submission ends graded exactly once, none lost, none duplicated, with
 the verdict the corpus gives it; the one being graded at the kill is requeued and
-graded again. On SQLite and on PostgreSQL."""
+graded again. On SQLite and on PostgreSQL. A server stopped with SIGTERM lets a grade
+finish within its grace period, and requeues one that does not."""
 from __future__ import annotations
 
 import re
@@ -126,6 +127,31 @@ def test_a_stopped_server_ends_its_sandboxes_and_requeues_the_grade_uncounted(tm
     db.close()
     assert (row.status, row.attempts, row.verdict, row.claimed_by) == ("queued", 0, None, None)
     assert workers == []  # unregistered: nothing for the next start to reap
+
+
+def test_a_stopped_server_lets_a_grade_that_ends_within_the_grace_finish_and_records_it(tmp_path):
+    import signal
+
+    from service_support import sqlite_url
+
+    url = sqlite_url(tmp_path)
+    token = make_user(url, "patient@example.org")
+    server = Server(url, "--no-feedback", "--shutdown-grace", "90", workers=1).start()
+    with server.client(token) as c:
+        sid = c.post("/submissions", json={"problem": P1, "source": corpus(SLOW), "kind": "run"}).json()["id"]
+        deadline = time.time() + 120
+        while c.get(f"/submissions/{sid}").json()["status"] != "running" and time.time() < deadline:
+            time.sleep(0.1)
+    server.proc.send_signal(signal.SIGTERM)  # the grade has about 10 s to go: well within the grace
+    server.proc.wait(timeout=150)
+    server.log.close()
+    db = open_database(url)
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid))
+        workers = s.scalars(select(Worker)).all()
+    db.close()
+    assert (row.status, row.verdict, row.attempts) == ("done", "TLE", 1)  # graded once, not requeued
+    assert row.report is not None and workers == []
 
 
 def test_kill_group_ends_a_sandbox_process_group_and_nothing_else():

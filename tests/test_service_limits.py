@@ -2,7 +2,8 @@
 so that queues stay put: the Run and Submit token buckets and the pending cap (429
 with Retry-After, instructors exempt), the global queue cap (503 with Retry-After),
 queue positions and ages, a report asked for before it exists (409), the queue's
-state, and login attempts (429)."""
+state, and login attempts (429), counted per connection whatever X-Forwarded-For says
+(no proxy is trusted by default)."""
 from __future__ import annotations
 
 import pytest
@@ -136,11 +137,17 @@ def test_healthz_with_no_workers_is_healthy(env):
     assert body["ok"] and body["workers"] == {"configured": 0, "alive": 0}
 
 
-def test_login_attempts_are_rate_limited_per_client_address(env):
+def test_login_attempts_are_rate_limited_per_client_address_whatever_x_forwarded_for_says(env):
+    # No --forwarded-allow-ips here: the address is the connection's, and a client that
+    # names another in X-Forwarded-For (or claims HTTPS) changes nothing.
     server, _ = env
     with server.client() as anon:
-        codes = [anon.post("/auth/login", json={"email": "pat@example.org", "password": "guess"}).status_code
-                 for _ in range(11)]
-        assert codes[:10] == [401] * 10 and codes[10] == 429
-        r = anon.post("/auth/login", json={"email": "pat@example.org", "password": "secret password"})
+        ok = anon.post("/auth/login", json={"email": "pat@example.org", "password": "secret password"},
+                       headers={"X-Forwarded-For": "10.0.0.99", "X-Forwarded-Proto": "https"})
+        assert ok.status_code == 200 and "secure" not in ok.headers["set-cookie"].lower()
+        codes = [anon.post("/auth/login", json={"email": "pat@example.org", "password": "guess"},
+                           headers={"X-Forwarded-For": f"10.0.{i}.1"}).status_code for i in range(10)]
+        assert codes[:9] == [401] * 9 and codes[9] == 429  # the 11th attempt from this address
+        r = anon.post("/auth/login", json={"email": "pat@example.org", "password": "secret password"},
+                      headers={"X-Forwarded-For": "10.0.200.1"})
         assert r.status_code == 429 and _retry_after(r) >= 1

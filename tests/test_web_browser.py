@@ -2,8 +2,11 @@
 Playwright) against a live `grader serve`. A learner logs in, opens a problem, pastes
 an accepted solution, runs it with Ctrl+Enter and submits it (AC); pastes a wrong
 answer and sees the public diff and a hidden-case failure without hidden data; an
-instructor sees both in the gradebook and downloads the CSV. The tests run in file
-order: later ones read what earlier ones made (``MADE``).
+instructor sees both in the gradebook and downloads the CSV, and confirms a rejudge.
+Also: the keyboard, the starter and the drafts, a phone-sized screen, that logging in
+never leads off the site whatever ``next`` hides, and that ``/docs`` renders from this
+site's files under its policy. The tests run in file order: later ones read what
+earlier ones made (``MADE``).
 
 Skipped only when Chromium or Playwright is missing and JAXJUDGE_REQUIRE_BROWSER is
 unset; CI sets it, so there a missing browser fails. Screenshots of the problem page
@@ -14,6 +17,7 @@ import csv
 import io
 import os
 import shutil
+from urllib.parse import quote
 
 import pytest
 from service_support import P1, Server, corpus, make_user, sqlite_url
@@ -26,6 +30,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 SHOTS = ROOT / "docs" / "screenshots"
 PASSWORD = "correct horse"
+P2 = "value_and_grad_loss"
 GRADE_MS = 180_000
 MADE: dict[str, str] = {}
 HOSTILE = (
@@ -183,6 +188,10 @@ def test_the_draft_survives_a_reload(site, browser, ann_state):
     ctx.close()
 
 
+def _posted_run(r) -> bool:
+    return r.request.method == "POST" and r.url.endswith("/api/v1/submissions")
+
+
 def test_the_keyboard_leaves_the_editor_with_escape_and_reaches_every_button(site, browser, ann_state):
     ctx = browser.new_context(storage_state=ann_state)
     page = ctx.new_page()
@@ -194,6 +203,66 @@ def test_the_keyboard_leaves_the_editor_with_escape_and_reaches_every_button(sit
     assert page.evaluate("document.activeElement.id") == "run"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "reset"  # Submit is skipped while disabled
+    with page.expect_response(_posted_run):
+        page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#submit:enabled")  # this code has been Run
+    page.click(".CodeMirror-code")
+    page.keyboard.press("Escape")
+    reached = []
+    for _ in range(2):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    assert reached == ["submit", "reset"]
+    ctx.close()
+
+
+def test_ctrl_or_cmd_enter_runs_from_anywhere_on_the_page(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    for where, keys in (("#title", "Control+Enter"), ("#hist", "Meta+Enter"), (".limits", "Control+Enter")):
+        page.click(where)  # the statement, the history, the limits: outside the editor
+        assert not page.evaluate("document.activeElement.closest('.CodeMirror')"), where
+        with page.expect_response(_posted_run) as got:
+            page.keyboard.press(keys)
+        assert got.value.request.post_data_json["kind"] == "run" and got.value.status == 202, where
+        page.wait_for_selector(f'#result .panel[data-sub="{got.value.json()["id"]}"]')
+        page.wait_for_selector("#run:enabled")
+    ctx.close()
+
+
+def test_reset_brings_back_the_starter_once_confirmed(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    starter = page.input_value("#starter")
+    assert "def per_example_grad_clip(params, x, y, max_norm):" in starter
+    paste(page, "# mine\n")
+    page.once("dialog", lambda d: d.dismiss())
+    page.click("#reset")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == "# mine\n"  # not confirmed: kept
+    page.once("dialog", lambda d: (d.message == "Replace your code with the starter?") and d.accept())
+    page.click("#reset")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == starter
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == starter  # and it is the draft now
+    ctx.close()
+
+
+def test_drafts_are_kept_per_account_and_per_problem(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)  # one browser profile for both accounts
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    paste(page, "# ann's draft\n")
+    page.goto(f"{site.base}/problems/{P2}")
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == page.input_value("#starter")  # P2's own
+    ctx.clear_cookies()  # not a log out: that would end the session the other tests share
+    log_in(page, site.base, "teacher@example.org", f"/problems/{P1}")
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == page.input_value("#starter")  # not ann's draft
+    assert page.evaluate(f"localStorage.getItem('jaxjudge:draft:ann@example.org:{P1}')") == "# ann's draft\n"
     ctx.close()
 
 
@@ -209,25 +278,43 @@ def test_pages_fit_a_phone_sized_screen(site, browser, ann_state, path):
     if path == f"/problems/{P1}":
         box = page.locator(".CodeMirror").bounding_box()
         assert box["width"] <= 390 and box["height"] >= 200
+        assert page.evaluate("document.getElementById('solution').getBoundingClientRect().top") > 844
+        page.click(".to-editor a")  # one column: the editor is below the statement, and a link jumps there
+        page.wait_for_url("**#solution")
+        assert 0 <= page.evaluate("document.getElementById('solution').getBoundingClientRect().top") < 844
         page.locator("#run").scroll_into_view_if_needed()
         assert page.locator("#run").is_visible()
     ctx.close()
 
 
-def test_every_verdict_on_the_pages_has_a_word_and_a_colour(site, browser, ann_state):
+def test_the_jump_to_the_editor_is_only_offered_in_one_column(site, browser, ann_state):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    assert page.is_hidden(".to-editor a") and page.is_visible("#solution")  # side by side: nothing to jump to
+    page.set_viewport_size({"width": 899, "height": 900})
+    page.wait_for_selector(".to-editor a", state="visible")
+    ctx.close()
+
+
+def test_every_verdict_on_the_learners_pages_has_a_word_and_a_colour(site, browser, ann_state):
+    assert MADE.get("wa"), "needs the wrong answer test"
     ctx = browser.new_context(storage_state=ann_state)
     page = ctx.new_page()
-    page.goto(site.base + "/submissions")
-    badges = page.locator("table.submissions .verdict")
-    assert badges.count() >= 4
-    colours = {}
-    for i in range(badges.count()):
-        b = badges.nth(i)
-        word = b.inner_text().strip()
-        colour = b.evaluate("e => getComputedStyle(e).backgroundColor")
-        assert word and colour not in ("rgba(0, 0, 0, 0)", "transparent"), (word, colour)
-        colours.setdefault(word, set()).add(colour)
+    colours: dict[str, set[str]] = {}
+    for path, badges in (("/submissions", "table.submissions .verdict"), (f"/problems/{P1}", "#history .verdict"),
+                         (f"/submissions/{MADE['wa']}", "main .verdict")):
+        page.goto(site.base + path)
+        page.wait_for_selector(badges)
+        found = page.locator(badges)
+        for i in range(found.count()):
+            b = found.nth(i)
+            word = b.inner_text().strip()
+            colour = b.evaluate("e => getComputedStyle(e).backgroundColor")
+            assert word and colour not in ("rgba(0, 0, 0, 0)", "transparent"), (path, word, colour)
+            colours.setdefault(word, set()).add(colour)
     assert {"AC", "WA"} <= set(colours) and colours["AC"] != colours["WA"]
+    assert all(len(c) == 1 for c in colours.values()), colours  # one colour per verdict, page after page
     ctx.close()
 
 
@@ -279,6 +366,90 @@ def test_an_instructor_reads_hidden_cases_in_full_and_confirms_a_rejudge_by_its_
     assert "This regrades 2 submissions of per_example_grad_clipping" in page.inner_text("#rejudge-question")
     page.click("#rejudge-confirm button[value=cancel]")
     assert not page.locator("#rejudge-confirm").is_visible() and not posts  # cancelled: nothing sent
+    page.click('button[data-all="true"]')
+    with page.expect_response(lambda r: r.request.method == "POST" and "/rejudge?all=true" in r.url) as got:
+        page.click("#rejudge-confirm button[value=ok]")
+    assert got.value.json()["requeued"] == 2  # as many as the question said
+    page.wait_for_selector("#rejudge-result:has-text('Requeued 2 submissions.')")
     page.goto(site.base + "/queue")
     assert "1 alive" in page.inner_text("dd.workers")
+    ctx.close()
+
+
+def _guarded(ctx, base: str) -> list[str]:
+    """Requests to anywhere but ``base`` are recorded and refused (nothing leaves this machine)."""
+    off_site: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(base + "/"):
+            route.continue_()
+        else:
+            off_site.append(route.request.url)
+            route.abort()
+
+    ctx.route("**/*", guard)
+    return off_site
+
+
+def _log_in_without_a_password(ctx) -> None:
+    # The login's answer is faked: only where the page goes next is under test, and real
+    # logins would spend the per-address login bucket the other tests need.
+    ctx.route("**/api/v1/auth/login", lambda route: route.fulfill(
+        status=200, json={"email": "ann@example.org", "role": "learner", "csrf_token": "x"}))
+
+
+@pytest.mark.parametrize("hidden", ["\t", "\n", "\r", " "], ids=["tab", "lf", "cr", "space"])
+def test_after_logging_in_the_page_never_leaves_the_site_whatever_next_hides(site, browser, hidden):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    _log_in_without_a_password(ctx)
+    page = ctx.new_page()
+    other = f"localhost:{site.port}"  # another origin (a host name, not 127.0.0.1), and still this machine
+    page.goto(f"{site.base}/login?next=" + quote(f"/{hidden}/{other}/problems", safe=""))
+    assert page.get_attribute("#login", "data-next") == "/problems"
+    page.click("#login button[type=submit]")
+    page.wait_for_url(f"{site.base}/login?next=%2Fproblems", timeout=15_000)  # /problems, then its login
+    assert not off_site
+    ctx.close()
+
+
+@pytest.mark.parametrize("planted", ["/&#9;/{other}/problems", "//{other}/", "https://{other}/", "/&#10;/{other}/",
+                                     "javascript:alert(1)"])
+def test_the_login_script_checks_the_origin_of_next_itself(site, browser, planted):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    _log_in_without_a_password(ctx)
+    target = planted.format(other=f"localhost:{site.port}")
+
+    def plant(route):  # as if the server had let an unsafe next through
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace('data-next="/problems"',
+                                                                      f'data-next="{target}"'))
+
+    ctx.route(f"{site.base}/login", plant)  # the page only, not the API's /auth/login
+    page = ctx.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{site.base}/login")
+    assert page.get_attribute("#login", "data-next") != "/problems"
+    page.click("#login button[type=submit]")
+    page.wait_for_url(f"{site.base}/login?next=%2Fproblems", timeout=15_000)
+    assert not off_site and not dialogs
+    ctx.close()
+
+
+def test_the_api_docs_render_from_this_sites_files_under_their_policy(site, browser):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(site.base + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title")
+    assert "JAX Judge" in page.inner_text(".swagger-ui .info .title")
+    page.click("#operations-submissions-create_api_v1_submissions_post .opblock-summary")
+    page.wait_for_selector("#operations-submissions-create_api_v1_submissions_post .opblock-body")
+    assert page.locator(".opblock").count() >= 15
+    assert not off_site and not problems, (off_site, problems)  # a policy violation would be a console error
     ctx.close()

@@ -1,7 +1,7 @@
 """The web pages over HTTP against a live `grader serve` (one warm sandbox, a SQLite
 file, a private copy of per_example_grad_clipping): who may load what, the forms'
 CSRF tokens, no hidden data in anything a learner can load, escaping, the gradebook,
-the queue and the rejudge count. The browser-driven flows are in test_web_browser.py;
+the learner filter, the queue while a grade runs and the rejudge count. The browser-driven flows are in test_web_browser.py;
 rendering without a server is in test_web_render.py."""
 from __future__ import annotations
 
@@ -93,9 +93,13 @@ def test_login_goes_back_only_to_a_page_of_this_site(site):
     server, *_ = site
     with httpx.Client(base_url=server.base, timeout=30) as c:
         for target, kept in (("/problems/x?a=1", "/problems/x?a=1"), ("//evil.example/", "/problems"),
-                             ("https://evil.example/", "/problems"), ("/\\evil.example", "/problems")):
+                             ("https://evil.example/", "/problems"), ("/\\evil.example", "/problems"),
+                             ("/\t/evil.example", "/problems"), ("/\n/evil.example", "/problems"),
+                             ("/ /evil.example", "/problems"), ("\x01//evil.example", "/problems"),
+                             ("/\x0c/evil.example", "/problems"), ("/\u00a0/evil.example", "/problems")):
             page = c.get("/login", params={"next": target}).text
             assert f'data-next="{kept.replace("&", "&amp;")}"' in page, target
+            assert "evil.example" not in page, target
 
 
 def test_a_cross_site_form_cannot_log_in(site):
@@ -161,6 +165,21 @@ def test_problem_page_shows_statement_signature_accepts_limits_requirements_and_
     assert clients["bob"][0].get("/problems/broken_problem").status_code == 500
 
 
+def test_problem_page_shows_each_arguments_dtype_shape_and_range_and_each_outputs_tolerances(site):
+    _, clients, _, _ = site
+    page = clients["bob"][0].get(f"/problems/{P1}").text
+    accepts = dict(re.findall(r'<dt><code>(\w+)</code></dt>\s*<dd>Accepts:.*?— (.*?)</span>', page, re.S))
+    assert accepts == {
+        "params": "a dict with w: float32 array of shape (D,), values in [-1000, 1000]; b: float32 array of shape (), "
+                  "values in [-1000, 1000]",
+        "x": "float32 array of shape (N, D), values in [-1000, 1000]",
+        "y": "float32 array of shape (N,), values in [-1000, 1000]", "max_norm": "Python float, values in [0.1, 100]"}
+    assert "Sizes: N from 1 to 8, D from 1 to 4." in page
+    returns = re.findall(r"<li><code>(.*?)</code></li>", page.split("Returns:")[1].split("</ul>")[0])
+    assert returns == [f"{leaf}: float32 of shape {shape} (atol 1e-05, rtol 0.0001)"
+                       for leaf, shape in (("grads.w", "(D,)"), ("grads.b", "()"), ("norms", "(N,)"))]
+
+
 def test_pages_forbid_inline_scripts_and_carry_no_inline_handlers(site):
     server, clients, ids, _ = site
     ann, teacher, anyone = clients["ann"][0], clients["teacher"][0], httpx.Client(base_url=server.base)
@@ -169,8 +188,10 @@ def test_pages_forbid_inline_scripts_and_carry_no_inline_handlers(site):
                     (teacher, "/queue")):
         r = c.get(path)
         assert r.status_code == 200, path
-        csp = r.headers["content-security-policy"]
-        assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+        policy = dict(d.strip().split(" ", 1) for d in r.headers["content-security-policy"].split(";"))
+        assert policy["script-src"] == "'self'" and policy["default-src"] == "'self'", path
+        assert (policy["object-src"], policy["base-uri"], policy["form-action"], policy["frame-ancestors"]) == (
+            "'none'", "'none'", "'self'", "'none'"), path
         assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
         assert r.headers["cache-control"] == "no-store" and r.headers["referrer-policy"] == "same-origin"
         assert not re.search(r"<script(?![^>]*\bsrc=)", r.text), path
@@ -266,6 +287,47 @@ def test_queue_page_shows_depth_oldest_age_workers_and_recent_failures(site):
     failures = re.search(r'<table class="list failures">(.*?)</table>', page, re.S).group(1)
     assert ids["broken"] in failures and "broken_problem run" in failures and ">IE</span>" in failures
     assert 'hx-get="/queue/panel" hx-trigger="every 5s"' in page
+
+
+def test_an_instructor_filters_the_submissions_by_learner(site):
+    _, clients, ids, _ = site
+    teacher = clients["teacher"][0]
+
+    def listed(**params) -> set[str]:
+        return set(re.findall(r'<tr data-sub="([^"]+)">', teacher.get("/submissions", params=params).text))
+
+    everyone = listed()
+    assert set(ids.values()) <= everyone
+    assert listed(learner="ANN@example.org ") == set(ids.values())  # only hers (ann sent only these)
+    assert listed(learner="bob@example.org").isdisjoint(ids.values())
+    assert listed(learner="ann@example.org", problem=P1) == {ids["attack"], ids["hostile"]}
+    assert listed(learner="nobody@example.org") == set()
+    assert f'href="/submissions?learner=ann%40example.org&amp;problem={P1}"' in teacher.get(
+        "/submissions", params={"problem": P1}).text  # each row's learner links to their filter
+
+
+def test_queue_page_and_api_show_what_is_being_graded_and_what_waits(site):
+    _, clients, _, _ = site
+    bob, csrf = clients["bob"]
+    teacher = clients["teacher"][0]
+    slow = send(bob, csrf, corpus("time_limit_exceeded/attack_module_level_loop.py"), "run")  # about 10 s
+    deadline = time.time() + 120
+    while bob.get(f"/api/v1/submissions/{slow}").json()["status"] != "running" and time.time() < deadline:
+        time.sleep(0.1)
+    waiting = send(bob, csrf, "x = 1\n", "run")
+    try:
+        q = teacher.get("/api/v1/queue").json()
+        assert (q["depth"], q["running"], q["queued_by_kind"], q["workers"]) == (
+            1, 1, {"run": 1, "submit": 0}, {"alive": 1, "busy": 1})
+        assert q["oldest_age_seconds"] >= 0
+        page = teacher.get("/queue/panel").text
+        graded_now = page.split("<h2>Being graded</h2>")[1].split("<h2>")[0]
+        assert f'<a href="/submissions/{slow}">{P1} run</a> by bob@example.org' in graded_now
+        assert waiting not in graded_now and "(attempt 1)" in graded_now
+        assert re.search(r'<dd class="depth">1 \(Run 1, Submit 0\)</dd>', page) and "1 alive, 1 busy" in page
+    finally:
+        graded(bob, slow)
+        graded(bob, waiting)
 
 
 def test_rejudge_confirmation_counts_what_the_api_then_requeues(site):

@@ -132,7 +132,12 @@ def test_wide_gradebook_csv_has_a_row_per_learner_a_column_per_problem_and_no_fo
 
 @pytest.mark.parametrize("target, kept", [("/problems/p?x=1", "/problems/p?x=1"), (None, "/problems"),
                                           ("//evil.example/x", "/problems"), ("/\\evil.example", "/problems"),
-                                          ("https://evil.example", "/problems"), ("/a\r\nSet-Cookie: x", "/problems")])
+                                          ("https://evil.example", "/problems"), ("/a\r\nSet-Cookie: x", "/problems"),
+                                          ("/\t/evil.example", "/problems"), ("/ /evil.example", "/problems"),
+                                          ("/\x0b/evil.example", "/problems"), ("/\x00/evil.example", "/problems"),
+                                          ("/\x7f/evil.example", "/problems"), ("/\u3000/evil.example", "/problems"),
+                                          ("/\u2028/evil.example", "/problems"), ("/p?q=a%20b#c", "/p?q=a%20b#c")],
+                         ids=repr)
 def test_login_sends_back_only_to_a_page_of_this_site(target, kept):
     assert safe_next(target) == kept
 
@@ -148,8 +153,11 @@ def test_package_data_carries_every_template_and_static_file():
 def test_vendored_scripts_come_with_their_licences_and_versions():
     vendor = WEB / "static" / "vendor"
     readme = (vendor / "README.md").read_text()
-    for folder, version in (("htmx", "2.0.11"), ("codemirror", "5.65.21")):
+    for folder, version in (("htmx", "2.0.11"), ("codemirror", "5.65.21"), ("swagger-ui", "5.35.0")):
         assert (vendor / folder / "LICENSE").is_file() and version in readme
+    from grader.service.api.docs import VERSION
+
+    assert VERSION == "5.35.0" and (vendor / "swagger-ui" / "NOTICE").is_file()
     pages = "".join(p.read_text() for p in (WEB / "templates").glob("*.html"))
     assert not re.search(r"""(src|href)=["']https?://""", pages)  # nothing from a CDN at run time
     assert Path(vendor / "htmx" / "htmx.min.js").stat().st_size > 10_000

@@ -58,6 +58,32 @@ def test_decoder_rejects_deep_nesting():
         wire.decode_tree(node, b"")
 
 
+def test_decoder_accepts_32_nested_containers_and_refuses_33():
+    # The bounds SECURITY.md states, spelled out rather than read from wire.MAX_DEPTH/MAX_NODES.
+    def nested(levels: int) -> dict:
+        node = {"t": "none"}
+        for _ in range(levels):
+            node = {"t": "list", "items": [node]}
+        return node
+
+    assert wire.decode_tree(nested(32), b"") is not None
+    with pytest.raises(wire.WireError, match="too deeply"):
+        wire.decode_tree(nested(33), b"")
+
+
+def test_decoder_accepts_20000_nodes_and_refuses_20001():
+    def flat(nodes: int) -> dict:  # one list node holding nodes - 1 leaves
+        return {"t": "list", "items": [{"t": "none"}] * (nodes - 1)}
+
+    assert len(wire.decode_tree(flat(20_000), b"")) == 19_999
+    with pytest.raises(wire.WireError, match="too many nodes"):
+        wire.decode_tree(flat(20_001), b"")
+    # 1 dict + 10000 tuples + 10000 leaves: containers count as nodes, not only leaves.
+    wide = {"t": "dict", "items": [[f"k{i}", {"t": "tuple", "items": [{"t": "none"}]}] for i in range(10_000)]}
+    with pytest.raises(wire.WireError, match="too many nodes"):
+        wire.decode_tree(wide, b"")
+
+
 def test_encoder_caps_output_size():
     with pytest.raises(wire.TooLarge):
         wire.Packer(1000).encode(np.zeros(1000, np.float32))

@@ -10,7 +10,7 @@ a time budget per grade.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +69,11 @@ def find_counterexample(problem: Problem, sub, sandbox, deadline: float) -> dict
         return None
     candidates = [(cid, raw) for cid, raw in pool if _valid(problem, raw) and canonical(problem.meta, raw) not in secret]
     candidates.sort(key=lambda item: _size(problem, item[1]))
-    found = _first_failure(problem, sub, sandbox, candidates)
+    found = _first_failure(problem, sub, sandbox, candidates, deadline)
     while found is not None and time.monotonic() < deadline:
         smaller = [(f"shrunk_{i}", raw) for i, raw in enumerate(_shrinks(problem, found["input"]))
                    if canonical(problem.meta, raw) not in secret]
-        better = _first_failure(problem, sub, sandbox, smaller) if smaller else None
+        better = _first_failure(problem, sub, sandbox, smaller, deadline) if smaller else None
         if better is None:
             break
         found = better
@@ -105,16 +105,21 @@ def _shrinks(problem: Problem, raw: Any) -> list[Any]:
     return out
 
 
-def _first_failure(problem: Problem, sub, sandbox, candidates: list[tuple[str, Any]]) -> dict | None:
-    if not candidates:
+def _first_failure(problem: Problem, sub, sandbox, candidates: list[tuple[str, Any]], deadline: float) -> dict | None:
+    """The first candidate ``sub`` fails, within the budget: each sandbox run is killed
+    when the deadline passes (so a submission cannot stretch feedback past it), and a
+    run cut short that way shows nothing."""
+    if not candidates or time.monotonic() >= deadline:
         return None
     try:
-        expected = reference_outputs(problem, candidates, sandbox).expected
+        expected = reference_outputs(problem, candidates, sandbox, deadline - time.monotonic()).expected
     except Exception:
         return None
     cases = [Case(cid, "public", Path(cid), raw, expected[cid]) for cid, raw in candidates if cid in expected]
-    run = sandbox.run(make_request(sub, problem, cases))
-    if run.judge_error or run.load_status != "ok":
+    if not cases or time.monotonic() >= deadline:
+        return None
+    run = sandbox.run(replace(make_request(sub, problem, cases), wall_seconds=deadline - time.monotonic()))
+    if run.judge_error or run.load_status != "ok" or run.over_budget:
         return None
     for case in cases:
         j = judge_case(problem, case, run.cases[case.id], problem.meta.limits.memory_mb, run.exit)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,12 @@ def _entry_path(problem: Problem, exp: Expectation) -> Path:
     return _folder(problem) / f"{exp.path.stem}-{digest}.json"
 
 
-def record(problem: Problem, exp: Expectation, run: RunResult) -> dict[str, Any]:
+def record(problem: Problem, exp: Expectation, run: RunResult, partial: bool = False) -> dict[str, Any]:
     """Keep what a wrong answer printed where its mistake shows (elsewhere it equals the
-    right answer), as a cache entry. ``run`` must cover every case of the problem."""
-    entry: dict[str, Any] = {"hint": exp.hint, "file": exp.path.name, "outputs": {}}
+    right answer), as a cache entry. ``run`` covers every case of the problem, unless it
+    was cut short by a grade's time budget (``partial``): the cases it finished are kept,
+    and only ``grader warm`` or ``grader validate`` complete the entry."""
+    entry: dict[str, Any] = {"hint": exp.hint, "file": exp.path.name, "outputs": {}, "partial": partial}
     for case in problem.cases:
         cr = run.cases.get(case.id)
         if cr is None or cr.status != "ok":
@@ -72,13 +75,17 @@ def mistake_table(problem: Problem, sandbox, deadline: float | None = None) -> d
     for exp in wrong_answers(problem):
         try:
             entry = json.loads(_entry_path(problem, exp).read_text())
+            if entry.get("partial") and deadline is None:
+                raise ValueError("complete it")
         except (OSError, ValueError):
             if deadline is not None and time.monotonic() >= deadline:
                 continue
             sub = load_submission(exp.path)
             if sub.syntax_error:
                 continue
-            entry = record(problem, exp, sandbox.run(make_request(sub, problem, problem.cases)))
+            wall = None if deadline is None else max(0.0, deadline - time.monotonic())
+            run = sandbox.run(replace(make_request(sub, problem, problem.cases), wall_seconds=wall))
+            entry = record(problem, exp, run, partial=run.over_budget)
         for case_id, output in entry.get("outputs", {}).items():
             table.setdefault(case_id, []).append({"hint": entry["hint"], "file": entry["file"], "output": output})
     return table

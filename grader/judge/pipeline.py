@@ -85,7 +85,7 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
             return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge",
                                  message=f"the dependence probe cannot be prepared: {exc}", **base), None)
         factor, ids = table.choose({c.id for c in cases}, problem.meta.requirements.depends, random.SystemRandom())
-        request = replace(request, probe_ids=ids, probe_factors=(table.factors[factor],))
+        request = replace(request, probe_ids=ids, probe_factors=(tuple(table.factors[factor]),))
     run = sandbox.run(request)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if strict and run.unavailable:

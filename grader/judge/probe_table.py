@@ -1,13 +1,15 @@
 """The reference's answers under the dependence probe, computed once per problem
 version and kept in the judge's cache (never readable by a child).
 
-The probe multiplies what a required transform returns by a positive factor. A
-table holds, for a few cases (public first) and factors drawn from the system's
-randomness when the table is built, the reference's outputs under each factor and
-whether they moved at all. A grade draws one factor at random from the table, and
-reruns the cases on which every required output moves under it; the submission's
-outputs must then match the reference's. No submission can know the factor in
-advance: the table lives outside every sandbox.
+The probe perturbs what a required transform returns (a positive factor, different
+per lane inside a vmap) and the arguments a gradient differentiates (a shift); see
+the child's ``perturb``. A table holds, for a few cases (public first) and
+perturbations drawn from the system's randomness when the table is built, the
+reference's outputs under each and whether they moved at all. A grade draws one
+perturbation at random from the table, and reruns the cases on which every required
+output moves under it; the submission's outputs must then match the reference's. No
+submission can know the perturbation in advance: the table lives outside every
+sandbox.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from ..problem import Case, Problem, ProblemError
 from ..problem.catalogue import content_hash
 from ..sandbox.wire import Leaf
 from .output_checks import compare
-from .request import draw_factor, make_request
+from .request import draw_perturbation, make_request
 from .submission import load_submission
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ PER_GRADE = 3  # at most this many cases are rerun in one grade
 
 @dataclass
 class ProbeTable:
-    factors: list[float]
+    factors: list[list[float]]  # perturbations: (factor, shift, lane frequency, lane phase)
     cases: list[str]
     outputs: dict[str, np.ndarray]  # "case|leaf" -> the reference's values, one row per factor
     moved: dict[str, list[bool]]  # "case|leaf" -> per factor: differs from the answer beyond tolerance
@@ -71,8 +73,11 @@ class ProbeTable:
         return best[1], best[2]
 
 
+FORMAT = 2  # tables of format 1 held a factor alone, not a perturbation
+
+
 def _path(problem: Problem):
-    return cache_dir("probe") / f"{problem.id}-{content_hash(problem)}-{__version__}.npz"
+    return cache_dir("probe") / f"{problem.id}-{content_hash(problem)}-{__version__}-f{FORMAT}.npz"
 
 
 def load(problem: Problem) -> ProbeTable | None:
@@ -107,7 +112,7 @@ def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
     req = problem.meta.requirements
     ordered = [c for c in problem.cases if not c.hidden] + [c for c in problem.cases if c.hidden]
     candidates: list[Case] = ordered[:CANDIDATES]
-    factors = [draw_factor() for _ in range(FACTORS)]
+    factors = [list(draw_perturbation()) for _ in range(FACTORS)]
     ref = load_submission(problem.reference_path)
     request = replace(make_request(ref, problem, candidates), size_probe=[],
                       probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(factors))

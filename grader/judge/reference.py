@@ -23,14 +23,17 @@ class Computed:
     problems: dict[str, str]  # case id -> why the reference could not produce it
 
 
-def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandbox: Sandbox) -> Computed:
+def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandbox: Sandbox,
+                      wall_seconds: float | None = None) -> Computed:
     sub = load_submission(problem.reference_path)
     bad = [c for c in static_stage(sub, problem) if not c.passed]
     if bad:
         raise ProblemError(problem.reference_path, f"fails its own static checks: {bad[0].message}")
     cases = [Case(cid, "hidden", Path(cid), raw) for cid, raw in raw_inputs]
     # No dependence probe here: it needs stored answers, and validate proves it on the suite.
-    run = sandbox.run(replace(make_request(sub, problem, cases), probe=False))
+    run = sandbox.run(replace(make_request(sub, problem, cases), probe=False, wall_seconds=wall_seconds))
+    if run.over_budget:
+        raise ProblemError(problem.reference_path, "ran out of its time budget")
     if run.judge_error or run.load_status != "ok":
         err = (run.load_error or {}).get("message", run.judge_error or run.load_status)
         raise ProblemError(problem.reference_path, f"could not be run: {err}")

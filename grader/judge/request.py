@@ -3,20 +3,32 @@ without their expected outputs; the watched callables and the probe rule come
 from the problem's requirements."""
 from __future__ import annotations
 
+import math
 import random
 
 from ..problem import Case, Problem
 from ..problem.inputs import check_input, resized, typed_input
+from ..sandbox.probe import LANE_AMPLITUDE
 from ..sandbox.request import Request
 from .submission import Submission
 
-# The dependence probe's factors (see probe_table): away from 1 on either side.
+# The dependence probe's perturbations (see probe_table and the child's instrument):
+# a factor away from 1 on either side, a shift away from 0 on either side, and a lane
+# pattern whose factors differ from lane to lane.
 FACTOR_RANGES = ((0.4, 0.8), (1.25, 2.5))
+SHIFT_RANGE = (0.05, 0.15)
+LANE_FREQUENCY_RANGE = (0.7, 2.4)
 
 
-def draw_factor() -> float:
+def draw_perturbation() -> tuple[float, float, float, float]:
+    """(factor, shift, lane frequency, lane phase), from the system's randomness."""
     rng = random.SystemRandom()
-    return rng.uniform(*rng.choice(FACTOR_RANGES))
+    factor = rng.uniform(*rng.choice(FACTOR_RANGES))
+    shift = rng.uniform(*SHIFT_RANGE) * rng.choice((-1.0, 1.0))
+    while True:  # lanes 0 and 1 (every vmap has them when it maps two examples) differ by 0.1 or more
+        frequency, phase = rng.uniform(*LANE_FREQUENCY_RANGE), rng.uniform(0.0, 2 * math.pi)
+        if abs(math.cos(frequency + phase) - math.cos(phase)) * LANE_AMPLITUDE >= 0.1:
+            return factor, shift, frequency, phase
 
 
 def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:

@@ -13,7 +13,8 @@ MAX_SOURCE_BYTES = 256 * 1024
 
 
 class SubmissionError(Exception):
-    """The file cannot be judged at all (missing, unreadable, not text): a usage error."""
+    """The file cannot be judged at all (missing, or the operating system refuses to read
+    it): a usage error. A file that is read but is not usable source is a compile error."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,21 @@ def parse_file_text(text: str, path: str, cell_tag: str | None = None) -> Submis
     return parse_notebook(text, path, cell_tag) if is_notebook(path) else parse_source(text, path)
 
 
+def submission_from_bytes(data: bytes, path: str, cell_tag: str | None = None) -> Submission:
+    """A submission from a file's bytes. Too large, or not UTF-8 (Python source and
+    notebooks both are UTF-8), is a compile error naming why: the learner's file, not
+    the judge's command line, is at fault."""
+    limit = notebook.MAX_NOTEBOOK_BYTES if is_notebook(path) else MAX_SOURCE_BYTES
+    what = "notebook" if is_notebook(path) else "file"
+    if len(data) > limit:
+        return Submission(path, "", None, f"the {what} is larger than {limit // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Submission(path, "", None, f"the {what} is not UTF-8 text (byte {exc.start}); save it as UTF-8")
+    return parse_file_text(text, path, cell_tag)
+
+
 def load_submission(path: str | Path, cell_tag: str | None = None) -> Submission:
     p = Path(path)
     if cell_tag is not None and not is_notebook(p):
@@ -68,13 +84,8 @@ def load_submission(path: str | Path, cell_tag: str | None = None) -> Submission
     try:
         if not p.is_file():
             raise SubmissionError(f"{p}: no such file")
-        if p.stat().st_size > limit:
-            raise SubmissionError(f"{p}: larger than {limit // 1024} KiB")
-        source = p.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        if is_notebook(p):  # a malformed notebook is a compile error, like one that is not JSON
-            return Submission(str(path), "", None, "not a notebook: the file is not UTF-8 text")
-        raise SubmissionError(f"{p}: not UTF-8 text") from None
+        with p.open("rb") as f:
+            data = f.read(limit + 1)  # never more than one byte past the limit
     except OSError as exc:
         raise SubmissionError(f"{p}: cannot be read ({exc.strerror})") from None
-    return parse_file_text(source, str(path), cell_tag)
+    return submission_from_bytes(data, str(path), cell_tag)

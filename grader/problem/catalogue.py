@@ -76,11 +76,12 @@ def search_path(start: Path | None = None) -> list[Path]:
 
 def problems_root(start: Path | None = None) -> Path:
     """The folder authoring commands (``grader new``) write to: the first author folder,
-    else the nearest ``problems/`` upwards, else the checkout's ``problems/``, else
-    ``./problems`` (never the copy inside an installed package)."""
+    else the nearest ``problems/`` upwards, else ``./problems``. Never the built-in
+    catalogue: not the copy inside an installed package, nor (for an editable install
+    used from elsewhere) the checkout's."""
     local = _local_root(start)
-    for folder in [*author_roots(), *([local] if local else []), builtin_root()]:
-        if folder is not None and not is_installed_catalogue(folder):
+    for folder in [*author_roots(), *([local] if local else [])]:
+        if not is_installed_catalogue(folder):
             return folder
     return (start or Path.cwd()) / "problems"
 

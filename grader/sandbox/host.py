@@ -92,9 +92,6 @@ class Sandbox:
                 result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", []),
                                   "overflow": header.get("overflow") is True,
                                   "jit": {"mode": str(jit.get("mode", ""))[:10],
-                                          "traces": jit.get("traces") if type(jit.get("traces")) is int else None,
-                                          "signatures": jit.get("signatures") if type(jit.get("signatures")) is int
-                                          else None,
                                           "broke": str(jit["broke"])[:500] if jit.get("broke") else None}}
             elif kind == "sizes":
                 result.sizes = [{"size": s.get("size") if type(s.get("size")) is int else None,
@@ -125,6 +122,9 @@ def _case_run(header: dict, blob: bytes) -> CaseRun:
     cost = header.get("cost")
     if isinstance(cost, dict) and all(type(cost.get(k)) in (int, float) for k in ("compile_ms", "run_ms")):
         run.cost = {"compile_ms": float(cost["compile_ms"]), "run_ms": float(cost["run_ms"])}
+    program = header.get("program")
+    if isinstance(program, dict) and type(program.get("ops")) is int and program.get("how") in ("traced", "eager"):
+        run.program = {"ops": program["ops"], "how": program["how"]}
     if run.status == "ok":
         try:
             run.output = wire.decode_tree(header.get("output"), blob)
@@ -143,7 +143,7 @@ def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info
     killed, sig, code = exit_info.get("killed"), exit_info.get("signal"), exit_info.get("code")
     if killed is None and sig is None and code == 0:
         return
-    if killed == "timeout" or sig in _SIGNAL_TLE:
+    if killed in ("timeout", "budget") or sig in _SIGNAL_TLE:
         status = "timeout"
     elif killed == "ole":
         status = "ole"

@@ -33,7 +33,10 @@ class CaseRun:
     error: dict | None = None
     stdout: str = ""
     cost: dict | None = None  # compile_ms, run_ms (when asked for)
-    factor: int = 0  # a probe rerun: which of the request's probe factors
+    factor: int = 0  # a probe rerun: which of the request's probe perturbations
+    # The size of the program that computed the output: {"ops": n, "how": "traced"|"eager"}.
+    # For hidden cases it decides a rule's pass or fail, and never appears in a report.
+    program: dict | None = None
 
 
 @dataclass
@@ -51,6 +54,11 @@ class RunResult:
     judge_error: str | None = None
     complete: bool = False  # the child said "done": every phase it was asked for finished
     phase_failures: dict[str, str] = field(default_factory=dict)  # sizes|runtime|probe|child -> how it ended
+
+    @property
+    def over_budget(self) -> bool:
+        """Killed because the whole run passed its ``wall_seconds``: evidence of nothing."""
+        return self.exit.get("killed") == "budget"
 
 
 @dataclass
@@ -71,7 +79,11 @@ class Request:
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
     strict: bool = False  # the child stops before loading the submission unless every layer is active
     probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
-    probe_factors: tuple[float, ...] = ()  # each probe case reruns once per factor
+    # Each probe case reruns once per perturbation: (factor, shift, lane frequency, lane phase).
+    probe_factors: tuple[tuple[float, ...], ...] = ()
+    # A bound on the whole run, on top of the per-phase limits (feedback's time budget):
+    # the child is killed when it passes, and the run says so (``over_budget``).
+    wall_seconds: float | None = None
 
     def frame(self) -> tuple[dict, bytes]:
         nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_probe])
@@ -86,7 +98,7 @@ class Request:
             "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
             "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
             "strict": self.strict, "probe_ids": list(self.probe_ids), "probe_factors": list(self.probe_factors),
-            "cost": self.cost,
+            "cost": self.cost, "wall_seconds": self.wall_seconds,
             "readable": default_readable_paths() + ([cache] if cache else []),
             "xla_cache": cache,
             "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],

@@ -107,8 +107,14 @@ def _relay(r: int, pid: int, request: dict, out, judge: int | None = None) -> di
     buf = bytearray()
     head = struct.Struct(">4sIQ")
     started = time.monotonic()
+    wall = request.get("wall_seconds")
+    budget = started + max(0.0, float(wall)) if type(wall) in (int, float) else float("inf")
     while killed is None:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        if now >= budget:
+            killed = "budget"
+            break
+        left = min(deadline, budget) - now
         if left <= 0:
             killed = "timeout"
             break

@@ -2,13 +2,14 @@
 pending jobs and the Run and Submit token buckets (429). Everything is decided in
 the transaction that inserts the row, after locking the learner's user row on
 PostgreSQL, so two requests of one learner cannot both pass a check meant for one.
-Instructors pass the learner checks, not the queue cap."""
+Instructors pass the learner checks, not the queue cap. Rows an instructor's rejudge
+requeued count in neither: they wait behind everyone's own work."""
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from . import jobs
@@ -46,8 +47,7 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
             raise Refused(503, f"the queue is full ({depth} waiting); try again later",
                           _estimate_wait(s, depth - limits.queue_cap + 1, workers))
         if not who.instructor:
-            pending = s.scalar(select(func.count()).select_from(Submission).where(
-                Submission.user_id == who.user_id, Submission.status.in_(("queued", "running")))) or 0
+            pending = jobs.pending(s, who.user_id)
             if pending >= limits.pending_per_learner:
                 raise Refused(429, f"you have {pending} submission(s) waiting; at most "
                                    f"{limits.pending_per_learner} may wait at once", _estimate_wait(s, 1, workers))

@@ -43,6 +43,15 @@ def _open(db_url: str | None):
         _fail(f"cannot open the database: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
 
+def _forwarded(value: str | None) -> str | None:
+    from .config import parse_forwarded_ips
+
+    try:
+        return None if value is None else parse_forwarded_ips(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--forwarded-allow-ips'") from None
+
+
 def _rate(value: str):
     from .config import parse_rate
 
@@ -74,8 +83,11 @@ def _rate(value: str):
               help="A worker whose heartbeat is older than this is dead; its submissions are requeued.")
 @click.option("--shutdown-grace", type=click.FloatRange(0, 3600), default=10.0, show_default=True,
               help="Seconds running grades get to finish when the server stops; then they are requeued.")
+@click.option("--forwarded-allow-ips", "forwarded", default=None, metavar="IPS",
+              help="Behind a proxy: its addresses (comma-separated, or *), whose X-Forwarded-For and "
+                   "X-Forwarded-Proto are believed. Default: those headers are ignored.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
-          max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace) -> None:
+          max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace, forwarded) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Quotas, ServiceConfig, default_db_url
 
@@ -85,12 +97,13 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
         _fail("--scheduler goes with --engine dask")
     limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
                     queue_cap=queue_cap)
+    trusted = _forwarded(forwarded)
     db = _open(db_url)
     db.close()
     config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
                            scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
                            quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
-                           shutdown_grace=shutdown_grace)
+                           shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted)
     from .server import serve as run
 
     run(config, explicit_db=db_url is not None)

@@ -3,6 +3,7 @@ everything else. Rates are token buckets: ``burst`` tokens, refilled evenly at
 ``burst`` per ``period_seconds``."""
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,6 +43,22 @@ def parse_rate(text: str) -> Rate:
     return Rate(int(m.group(1)), scale * _PERIODS[m.group(3)])
 
 
+def parse_forwarded_ips(text: str) -> str:
+    """``--forwarded-allow-ips``: comma-separated addresses or networks (or ``*``) of the
+    proxies whose X-Forwarded-For and X-Forwarded-Proto are believed. Raises ValueError:
+    uvicorn would take a misspelt address as a literal that matches no one, silently."""
+    items = [item.strip() for item in text.split(",")]
+    if items == ["*"]:
+        return "*"
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"{item!r}: not an IP address or network (give the proxies' addresses, "
+                             "comma-separated, e.g. 127.0.0.1 or 10.0.0.0/8)") from None
+    return ",".join(items)
+
+
 def default_db_url() -> str:
     """``$JAXJUDGE_DB``, else a SQLite file in the current folder (created on first start)."""
     env = os.environ.get(DB_ENV)
@@ -77,3 +94,6 @@ class ServiceConfig:
     session_hours: float = 12.0
     warm_up: bool = True
     shutdown_grace: float = 10.0  # seconds running grades get to finish when the server stops
+    # None: X-Forwarded-* headers are ignored, so no client can pick the address its login
+    # attempts are counted under, nor claim HTTPS; else the proxies trusted to set them.
+    forwarded_allow_ips: str | None = None

@@ -43,8 +43,9 @@ def gradebook(db, problem: str | None = None) -> list[dict]:
 
 
 def _cell(v):
-    # A learner-chosen email starting with = + - @ would be a formula in a spreadsheet.
-    return "'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v
+    # A learner-chosen email starting with = + - @ (or a tab or CR, which some spreadsheets
+    # skip before reading one of those) would be a formula in a spreadsheet.
+    return "'" + v if isinstance(v, str) and v and v[0] in "=+-@\t\r" else v
 
 
 def to_csv(rows: list[dict]) -> str:

@@ -21,6 +21,9 @@ from .models import Submission, Worker, utcnow
 from .ratelimit import refund
 
 HOST = socket.gethostname()[:255]
+# ``Submission.priority``: what people asked for, and regrades an instructor started (which
+# wait behind it and count against no one's limits).
+OWN, REJUDGE = 0, 1
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, sour
             key: str | None = None, charged: bool = False) -> Submission:
     now = utcnow()
     sub = Submission(id=new_id(), user_id=user_id, problem=problem, kind=kind, source=source,
-                     source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=0,
+                     source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=OWN,
                      created_at=now, queued_at=now, attempts=0)
     s.add(sub)
     s.flush()
@@ -211,7 +214,17 @@ def position(s: Session, sub: Submission) -> int | None:
 
 
 def depth(s: Session) -> int:
-    return int(s.scalar(select(func.count()).select_from(Submission).where(Submission.status == "queued")) or 0)
+    """Queued rows that people enqueued: what the queue cap bounds (rejudges are bounded by
+    the Submits already graded, and must not lock anyone out)."""
+    return int(s.scalar(select(func.count()).select_from(Submission).where(
+        Submission.status == "queued", Submission.priority == OWN)) or 0)
+
+
+def pending(s: Session, user_id: int) -> int:
+    """The learner's own submissions waiting or being graded; their rejudged ones are not theirs to wait for."""
+    return int(s.scalar(select(func.count()).select_from(Submission).where(
+        Submission.user_id == user_id, Submission.status.in_(("queued", "running")),
+        Submission.priority == OWN)) or 0)
 
 
 def stats(s: Session, stale_seconds: float) -> dict:

@@ -50,7 +50,9 @@ def serve(config: ServiceConfig, explicit_db: bool = True) -> None:
           f"{config.workers} {config.engine} worker(s), database {shown}",
           file=sys.stderr, flush=True)
     try:
+        proxied = config.forwarded_allow_ips is not None
         uvicorn.run(app, host=config.host, port=config.port, log_level="warning", access_log=False,
-                    timeout_graceful_shutdown=5)
+                    timeout_graceful_shutdown=5, proxy_headers=proxied,
+                    forwarded_allow_ips=config.forwarded_allow_ips if proxied else None)
     finally:
         db.close()

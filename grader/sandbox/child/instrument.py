@@ -6,17 +6,27 @@ function handed in is wrapped too, so that while JAX traces it the recorder
 knows which transforms are "open": a ``jax.grad`` function entered while a
 ``jax.vmap`` function runs yields the nesting ``("jax.vmap", "jax.grad")``.
 
-The same wrappers implement the dependence probe: what the innermost transform
-of the rule hands back (the gradient that a ``grad`` function returns, the
-values ``scan`` returns) is multiplied by a positive factor the judge draws for
-each grade, whenever it is produced inside the rule's outer transforms. The judge
-runs the reference under the same factor and requires the submission's outputs
-to follow it: outputs computed some other way (a decoy call, an ignored result,
-or code that only reacts to the change) do not. A single positive factor commutes
-with every linear rearrangement honest code applies (ravelling, argnums, a loss
-scaled and the gradient unscaled). Under ``jax.jit`` the factor is switched on by
-a traced flag, so the compiled program of a case serves both the run and the
-probe; a run without jit poisons unconditionally in a second module (``probe=True``).
+The same wrappers implement the dependence probe. The judge draws, per grade, a
+perturbation (a positive factor, a shift and the phase of a per-lane pattern) that
+no submission can know in advance; the judge runs the reference under the same one
+and requires the submission's outputs to follow it:
+- what the innermost transform of the rule hands back (the gradient a ``grad``
+  function returns, the values ``scan`` returns, the cotangents a custom rule's
+  ``bwd`` returns) is multiplied by the factor, whenever it is produced inside the
+  rule's outer transforms. Outputs computed some other way (a decoy call, an
+  ignored result, code that only reacts to the change) do not follow. A single
+  positive factor commutes with every linear rearrangement honest code applies
+  (ravelling, argnums, a loss scaled and the gradient unscaled);
+- inside a ``vmap`` the factor differs from lane to lane (``lane_factor``): each
+  lane must carry its own example, so a ``vmap`` over a dummy axis of one element
+  around a Python loop, or around a broadcast computation, does not follow;
+- the arguments a ``grad``/``value_and_grad`` function differentiates are shifted
+  before it runs: the transform must be evaluated at the point the problem
+  implies, so a hand-written answer routed through the gradient of a linear
+  surrogate (``grad(lambda p: p @ answer)``) does not follow.
+Under ``jax.jit`` the perturbation is switched on by a traced flag, so the compiled
+program of a case serves both the run and the probe; a run without jit perturbs
+unconditionally in a second module (``probe=True``).
 
 The record is bounded: a submission can make the wrappers run as often as it
 likes, but only so many nestings, and so deep, are kept (``overflow`` says so).
@@ -29,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..language import SUBMISSION_FILE
+from ..probe import NEUTRAL
+from .perturb import poison, shift_arguments
 
 # Callables whose function arguments are traced: name -> positions of those arguments.
 FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
@@ -45,17 +57,20 @@ WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 MAX_NESTS = 256  # distinct nestings kept
 MAX_DEPTH = 16  # transforms kept per nesting
 
+# Transforms whose produced function differentiates its arguments (argnums).
+DIFFERENTIATES = frozenset({"jax.grad", "jax.value_and_grad"})
+
 
 @dataclass
 class Recorder:
     poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
-    probe: bool = False  # poison unconditionally, by ``factor``
-    factor: float = 1.0
-    # While the jitted entry is traced: the traced bool that switches the poison on
-    # (a probe call) or off (a normal call), and the traced factor, so that both calls
-    # share one compiled program whatever factor the judge drew.
+    probe: bool = False  # perturb unconditionally, by ``params``
+    params: tuple[float, ...] = NEUTRAL  # (factor, shift, lane frequency, lane phase); see PARAMS
+    # While the jitted entry is traced: the traced bool that switches the perturbation on
+    # (a probe call) or off (a normal call), and the traced parameters, so that both calls
+    # share one compiled program whatever the judge drew.
     flag: Any = None
-    scale: Any = None
+    traced_params: Any = None
     # Set when the switch could not be placed (see _poison): the probe then takes the slow path.
     flag_blocked: bool = False
     # Off while hidden cases run: the lines a call comes from could encode hidden inputs.
@@ -65,6 +80,8 @@ class Recorder:
     stack: list[str] = field(default_factory=list)
     overflow: bool = False  # more nestings than the record keeps
     scaling: int = 0  # calls of the rule's innermost transform whose result will be scaled, open now
+    lanes: list[str] = field(default_factory=list)  # axis names of the vmaps being traced, outermost first
+    axis_names: int = 0  # axis names handed out to vmaps that had none
 
     def note_nest(self) -> None:
         nest = tuple(self.stack[:MAX_DEPTH])
@@ -97,95 +114,64 @@ def _submission_line() -> int | None:
     return None
 
 
-def _scalable(x: Any) -> bool:
-    import jax.numpy as jnp
-
-    try:
-        return bool(jnp.issubdtype(jnp.result_type(x), jnp.inexact))
-    except TypeError:
-        return False
-
-
-def _poison_leaf(x: Any, factor: float) -> Any:
-    """Floating values scaled by the factor; integers and booleans, which honest code
-    cannot rescale, stay as they are."""
-    return x * factor if _scalable(x) else x
-
-
-def _switched(x: Any, flag: Any, scale: Any) -> Any:
-    """``x`` when the flag is off, scaled when on; exactly ``x`` (dtype, weak type,
-    bits) on a normal call. Leaves that are not floating arrays stay as they are."""
-    import jax
-    from jax import lax
-
-    if not isinstance(x, jax.Array) or not _scalable(x):
-        return x
-    p = x * scale.astype(x.dtype)
-    if getattr(p, "dtype", None) != x.dtype or getattr(p, "shape", None) != x.shape:
-        return x
-    return lax.select_n(flag, x, p)
-
-
-# Where a switch must not be placed: transforms that cache what they traced across calls
-# (the switch, a tracer of one trace of the entry, would be replayed, and so leaked, into
-# the next) and custom differentiation rules (which refuse to close over tracers).
-NO_SWITCH = frozenset({"jax.jit", "jax.checkpoint", "jax.remat", "jax.custom_vjp", "jax.custom_jvp"})
-
-
-def _poison(rec: Recorder, tree: Any) -> Any:
-    import jax
-
-    if rec.probe:
-        return jax.tree_util.tree_map(lambda x: _poison_leaf(x, rec.factor), tree)
-    flag, scale = rec.flag, rec.scale
-    if flag is None:
-        return tree
-    if any(name.startswith(tuple(NO_SWITCH)) for name in rec.stack):
-        rec.flag_blocked = True
-        return tree
-    return jax.tree_util.tree_map(lambda x: _switched(x, flag, scale), tree)
-
-
 # Transforms that return a function; the others (scan, jvp, ...) return values.
 PRODUCES_FUNCTION = frozenset({"jax.grad", "jax.value_and_grad", "jax.vmap", "jax.jit", "jax.jacfwd", "jax.jacrev",
                                "jax.jacobian", "jax.hessian", "jax.checkpoint", "jax.remat"})
 
 
-def _in_context(rec: Recorder, context: tuple[str, ...]) -> bool:
-    it = iter(rec.stack)
+def _in_context(rec: Recorder, context: tuple[str, ...], stack: list[str] | None = None) -> bool:
+    it = iter(rec.stack if stack is None else stack)
     return all(any(name == open_ for open_ in it) for name in context)
 
 
-def _traced(rec: Recorder, name: str, fun: Callable) -> Callable:
+def _traced(rec: Recorder, name: str, fun: Callable, lane: str | None = None,
+            poison: tuple[str, ...] | None = None) -> Callable:
+    """``fun`` as JAX traces it: the recorder knows it is open. ``lane`` is the axis name
+    of the vmap running it; ``poison``, the rule's outer transforms when ``fun`` is the
+    function of the rule's innermost vmap: its result is then perturbed per lane."""
+
     @functools.wraps(fun)
     def traced(*args: Any, **kwargs: Any) -> Any:
         rec.stack.append(name)
         rec.note_nest()
+        if lane is not None:
+            rec.lanes.append(lane)
         try:
+            if poison is not None:
+                return _scaling(rec, poison, lambda: fun(*args, **kwargs), rec.stack[:-1])
             return fun(*args, **kwargs)
         finally:
+            if lane is not None:
+                rec.lanes.pop()
             rec.stack.pop()
 
     return traced
 
 
-def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any]) -> Any:
+def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any], stack: list[str] | None = None,
+             lanes: bool = True) -> Any:
     """Run a call of the rule's innermost transform and scale its result, unless an
     enclosing call of the same transform already scales: the factor is applied once per
     chain, so three nested vmaps follow the probe as two do."""
-    if rec.scaling or not _in_context(rec, context):
+    if rec.scaling or not _in_context(rec, context, stack):
         return run()
     rec.scaling += 1
     try:
         out = run()
     finally:
         rec.scaling -= 1
-    return _poison(rec, out)
+    return poison(rec, out, lanes)
 
 
-def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable) -> Callable:
+def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable, argnums: Any = None) -> Callable:
+    """The function a transform produced, perturbed where the rule says: its result
+    scaled, and (``argnums``, for differentiating transforms) the arguments it
+    differentiates shifted first."""
+
     @functools.wraps(produced)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if argnums is not None and not rec.scaling and _in_context(rec, context):
+            args = shift_arguments(rec, args, argnums)
         return _scaling(rec, context, lambda: produced(*args, **kwargs))
 
     return call
@@ -193,7 +179,9 @@ def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable) -> C
 
 def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
     """custom_vjp/custom_jvp objects: record ``defvjp``/``defjvp`` and trace the rules,
-    so a problem can require that its backward rule really ran under ``jax.grad``."""
+    so a problem can require that its backward rule really ran under ``jax.grad``. A
+    rule ``(name.bwd,)`` scales what the backward rule returns: the gradient must come
+    through the custom rule, not around it."""
     for method, parts in (("defvjp", ("fwd", "bwd")), ("defjvp", ("jvp",))):
         real = getattr(obj, method, None)
         if real is None:
@@ -201,7 +189,7 @@ def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
 
         def define(*fns: Any, _real: Callable = real, _method: str = method, _parts: tuple = parts, **kw: Any):
             rec.note_call(f"{name}.{_method}")
-            fns = tuple(_traced(rec, f"{name}.{part}", f) if callable(f) else f for part, f in zip(_parts, fns)) \
+            fns = tuple(_rule(rec, f"{name}.{part}", f) if callable(f) else f for part, f in zip(_parts, fns)) \
                 + fns[len(_parts):]
             return _real(*fns, **kw)
 
@@ -212,20 +200,57 @@ def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
     return obj
 
 
+def _rule(rec: Recorder, name: str, fun: Callable) -> Callable:
+    traced = _traced(rec, name, fun)
+    if rec.poison_rule != (name,):
+        return traced
+
+    @functools.wraps(fun)
+    def poisoned(*args: Any, **kwargs: Any) -> Any:
+        return _scaling(rec, (), lambda: traced(*args, **kwargs), lanes=False)
+
+    return poisoned
+
+
+def _argnums(args: tuple, kwargs: dict) -> Any:
+    argnums = kwargs.get("argnums", args[1] if len(args) > 1 else 0)
+    ok = isinstance(argnums, int) or (isinstance(argnums, (tuple, list)) and all(isinstance(a, int) for a in argnums))
+    return argnums if ok else 0
+
+
+def _name_the_axis(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
+    """The axis name of a vmap call (jax.vmap(fun, in_axes, out_axes, axis_name, ...)),
+    one of ours when the code gave none: the lane index is read with lax.axis_index."""
+    given = args[3] if len(args) > 3 else kwargs.get("axis_name")
+    if given is not None:  # the code's own name (JAX refuses one it cannot use)
+        return args, kwargs, given
+    rec.axis_names += 1
+    name = f"_jj_lane_{rec.axis_names}"
+    if len(args) > 3:
+        return (*args[:3], name, *args[4:]), kwargs, name
+    return args, {**kwargs, "axis_name": name}, name
+
+
 def watch(rec: Recorder, name: str, real: Callable) -> Callable:
     positions = FUNCTION_ARGS.get(name, ())
     rule = rec.poison_rule
     target = bool(rule) and rule[-1] == name
+    lanes = name == "jax.vmap" and "jax.vmap" in rule
 
     @functools.wraps(real)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         rec.note_call(name)
+        lane = None
+        if lanes:
+            args, kwargs, lane = _name_the_axis(rec, args, kwargs)
+        # The rule's innermost vmap perturbs what its function returns, per lane.
+        inner = rule[:-1] if target and name == "jax.vmap" else None
         if positions:
-            args = tuple(_traced(rec, name, a) if i in positions and callable(a) else a
+            args = tuple(_traced(rec, name, a, lane, inner) if i in positions and callable(a) else a
                          for i, a in enumerate(args))
             for key in ("fun", "f", "body_fun", "cond_fun"):
                 if key in kwargs and callable(kwargs[key]):
-                    kwargs[key] = _traced(rec, name, kwargs[key])
+                    kwargs[key] = _traced(rec, name, kwargs[key], lane, inner)
         # Scale what the innermost transform of the rule hands back, when it runs inside
         # the outer ones: outputs computed from it follow the factor, others do not.
         if target and name not in PRODUCES_FUNCTION:
@@ -234,8 +259,8 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             result = real(*args, **kwargs)
         if name in ("jax.custom_vjp", "jax.custom_jvp"):
             result = _watch_custom_rule(rec, name, result)
-        if target and name in PRODUCES_FUNCTION and callable(result):
-            result = _poisoning(rec, rule[:-1], result)
+        if target and name in PRODUCES_FUNCTION and name != "jax.vmap" and callable(result):
+            result = _poisoning(rec, rule[:-1], result, _argnums(args, kwargs) if name in DIFFERENTIATES else None)
         return result
 
     return wrapper

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import wire
 from . import lockdown
+from ..probe import NEUTRAL
 from .instrument import WATCHED_BY_DEFAULT, Recorder
 from .runner import Channel, Run, program_size
 
@@ -86,7 +87,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     args, entry = tuple(request["args"]), request["entry"]
     watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
     rule = tuple(request.get("poison", ()))
-    factors = [float(f) for f in request.get("probe_factors", [])][:64]
+    factors = [_params(f) for f in request.get("probe_factors", [])][:64]
     cases = {c["id"]: wire.decode_tree(c["input"], blob) for c in request["cases"]}
     hidden = {c["id"] for c in request["cases"] if c.get("hidden")}
     probe_ids = [cid for cid in request.get("probe_ids", []) if cid in cases] if rule and factors else []
@@ -132,22 +133,28 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     sys.stdout.flush()
 
 
-def _probe(request: dict, run: Run, recorder: Recorder, cases: dict, probe_ids: list[str], factors: list[float],
-           chan: Channel) -> None:
-    """Rerun the probe cases with the transform's result scaled by each factor. With jit
-    every case ran compiled with the switch in place: probing is a rerun with it on.
-    Otherwise each factor is a second module that scales unconditionally."""
+def _params(value: Any) -> tuple[float, ...]:
+    """One perturbation of the probe (see ``instrument.PARAMS``); missing ones neutral."""
+    values = [float(v) for v in value][:len(NEUTRAL)] if isinstance(value, list) else [float(value)]
+    return tuple(values) + NEUTRAL[len(values):]
+
+
+def _probe(request: dict, run: Run, recorder: Recorder, cases: dict, probe_ids: list[str],
+           factors: list[tuple[float, ...]], chan: Channel) -> None:
+    """Rerun the probe cases under each perturbation. With jit every case ran compiled
+    with the switch in place: probing is a rerun with it on. Otherwise each perturbation
+    is a second module that applies it unconditionally."""
     args, rule = tuple(request["args"]), tuple(request["poison"])
     switch = run.mode == "jit" and not recorder.flag_blocked
-    for k, factor in enumerate(factors):
+    for k, params in enumerate(factors):
         if not switch:
             watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
-            module = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True, factor=factor))
+            module = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True, params=params))
             loaded = module.load()
         for cid in probe_ids:
             chan.send({"type": "begin", "phase": "probe", "case": cid})
             if switch:
-                result, out = run.probe(cases[cid], args, factor)
+                result, out = run.probe(cases[cid], args, params)
             elif loaded["status"] == "ok":
                 result, out, _ = module.call(cases[cid], args)
             else:

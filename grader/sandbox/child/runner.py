@@ -11,6 +11,7 @@ import numpy as np
 from .. import wire
 from ..language import SUBMISSION_FILE, compile_submission
 from .guards import PrintSink
+from ..probe import NEUTRAL
 from .instrument import Recorder, overrides
 from .namespace import ModuleTable, make_globals
 
@@ -104,10 +105,12 @@ class Run:
         self.globals = make_globals(self.table, self.sink)
         self.source, self.entry = source, entry
         self.mode = "jit"
-        self.compiled = None
+        self.jitted = None
+        # Per argument signature: the entry traced once under jax.jit, its size, and the
+        # compiled program. Every call of that signature runs this very program, so its
+        # size is the size of what computed the outputs (see ``program_size``).
+        self.programs: dict[str, Program] = {}
         self.cost = False
-        self.traces = 0  # how often jax.jit traced the entry to the end
-        self.signatures: set = set()  # distinct argument shapes and dtypes of calls that succeeded under jit
         self.broke: str | None = None  # why the first case that failed only under jit failed there
 
     def load(self) -> dict:
@@ -125,23 +128,23 @@ class Run:
         """Run the entry on one input. Compiled with jax.jit while that works (one
         compile per shape instead of one per primitive); on a failure under jit the
         case is rerun eagerly, and if that succeeds eager stays on, so outcomes are
-        plain Python's."""
+        plain Python's. The result names the size of the program that ran."""
         import jax
 
         if self.mode == "jit":
             call_args = _positional(inputs, args)
-            signature = _signature(call_args)
             start = time.perf_counter()
             try:
-                out, after = self._jitted(call_args)(call_args, _OFF, _ONE)
+                program = self.program(call_args)
+                out, after = program.run(call_args, _OFF, _NEUTRAL)
                 jax.block_until_ready(out)
-                self.signatures.add(signature)
                 first = _ms(start)
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
-                result = {"status": "ok", "time_ms": first, "stdout": self.sink.take()}
+                result = {"status": "ok", "time_ms": first, "stdout": self.sink.take(),
+                          "program": {"ops": program.ops, "how": "traced"}}
                 if self.cost:  # a second call is compile-free: the difference is the compile
                     again = time.perf_counter()
-                    jax.block_until_ready(self._jitted(call_args)(call_args, _OFF, _ONE))
+                    jax.block_until_ready(program.run(call_args, _OFF, _NEUTRAL))
                     run_ms = _ms(again)
                     result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
                 return result, out, dict(zip(args, merged))
@@ -164,52 +167,69 @@ class Run:
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
-            out = self.globals[self.entry](*call_args)
-            jax.block_until_ready(out)
+            with _DispatchCounter() as counter:
+                out = self.globals[self.entry](*call_args)
+                jax.block_until_ready(out)
         except BaseException as exc:
             return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
-        return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()},
-                out, dict(zip(args, call_args)))
+        return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take(),
+                 "program": {"ops": counter.count, "how": "eager"}}, out, dict(zip(args, call_args)))
 
     def jit_report(self) -> dict:
-        return {"mode": self.mode, "traces": self.traces, "signatures": len(self.signatures), "broke": self.broke}
+        return {"mode": self.mode, "broke": self.broke}
 
-    def probe(self, inputs: Any, args: tuple[str, ...], factor: float) -> tuple[dict, Any]:
-        """Rerun a case that ran under jit with the poison switched on: the same
+    def probe(self, inputs: Any, args: tuple[str, ...], params: tuple[float, ...]) -> tuple[dict, Any]:
+        """Rerun a case that ran under jit with the perturbation switched on: the same
         compiled program, so no trace and no compile."""
         import jax
 
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
-            out, _ = self._jitted(call_args)(call_args, _ON, np.float32(factor))
+            out, _ = self.program(call_args).run(call_args, _ON, np.asarray(params, np.float32))
             jax.block_until_ready(out)
         except BaseException as exc:
             return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None
         return {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}, out
 
-    def _jitted(self, call_args: list) -> Any:
-        if self.compiled is None:
+    def program(self, call_args: list) -> "Program":
+        """The entry's program for these arguments' signature, traced once."""
+        key = _signature(call_args)
+        if key not in self.programs:
+            traced = self._jit().trace(call_args, _OFF, _NEUTRAL)
+            self.programs[key] = Program(traced, _count_eqns(traced.jaxpr.jaxpr))
+        return self.programs[key]
+
+    def _jit(self) -> Any:
+        if self.jitted is None:
             import jax
 
             fn = self.globals[self.entry]
-            containers = [i for i, a in enumerate(call_args) if type(a) in (dict, list)]
             recorder = self.recorder
 
-            def entry(all_args: list, poison: Any, scale: Any) -> tuple[Any, list]:
-                recorder.flag, recorder.scale = poison, scale
+            def entry(all_args: list, poison: Any, params: Any) -> tuple[Any, list]:
+                recorder.flag, recorder.traced_params = poison, params
                 try:
                     out = fn(*all_args)
                 finally:
-                    recorder.flag = recorder.scale = None
-                # Counted once the trace succeeded: JAX caches only those, so a case that
-                # raises is traced again next time without retracing anything.
-                self.traces += 1
+                    recorder.flag = recorder.traced_params = None
                 # Containers the submission may have mutated come back out of the trace.
-                return out, [all_args[i] for i in containers]
+                return out, [a for a in all_args if type(a) in (dict, list)]
 
-            self.compiled = jax.jit(entry)
-        return self.compiled
+            self.jitted = jax.jit(entry)
+        return self.jitted
+
+
+class Program:
+    """One traced program of the entry: compiled at its first run."""
+
+    def __init__(self, traced: Any, ops: int):
+        self.traced, self.ops, self.compiled = traced, ops, None
+
+    def run(self, call_args: list, poison: Any, params: Any) -> Any:
+        if self.compiled is None:
+            self.compiled = self.traced.lower().compile()
+        return self.compiled(call_args, poison, params)
 
 
 def _signature(call_args: list) -> str:
@@ -219,8 +239,8 @@ def _signature(call_args: list) -> str:
     return str(tree) + repr([(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves])
 
 
-# The probe switch and its factor, traced arguments of the jitted entry.
-_OFF, _ON, _ONE = np.bool_(False), np.bool_(True), np.float32(1.0)
+# The probe switch and its parameters, traced arguments of the jitted entry.
+_OFF, _ON, _NEUTRAL = np.bool_(False), np.bool_(True), np.asarray(NEUTRAL, np.float32)
 
 
 def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
@@ -250,16 +270,16 @@ def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
 
 
 def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eager: bool = False) -> dict:
-    """How big the program for this input is: equations of its traced jaxpr, or, for
-    code that cannot be traced (``eager``), the primitives it dispatches when run."""
+    """How big the program for this input is: equations of the jaxpr the entry traces
+    to under jax.jit (the program a case of this signature then runs), or, for code that
+    cannot be traced (``eager``), the primitives it dispatches when run."""
     import jax
 
     values = to_jax(inputs)
     call = [values[name] for name in args]
     try:
         if not eager:
-            closed = jax.make_jaxpr(run.globals[run.entry])(*call)
-            return {"size": size, "eqns": _count_eqns(closed.jaxpr), "how": "traced"}
+            return {"size": size, "eqns": run.program(call).ops, "how": "traced"}
         with _DispatchCounter() as counter:
             jax.block_until_ready(run.globals[run.entry](*call))
         return {"size": size, "eqns": counter.count, "how": "eager"}

@@ -1,7 +1,7 @@
 """The FastAPI application: routes under ``/api/v1``, OpenAPI at ``/docs``, the web
-pages (``grader.service.web``) and their static files, the body size limit, one JSON
-shape for every error (``{"detail": message}``), and the workers started and stopped
-with the application."""
+pages (``grader.service.web``) and their static files, the body size limit, the
+security headers, one JSON shape for every error (``{"detail": message}``), and the
+workers started and stopped with the application."""
 from __future__ import annotations
 
 import asyncio
@@ -16,9 +16,12 @@ from ... import __version__
 from ..accounts import AccountError
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
+from ..web.pages import HEADERS as PAGE_HEADERS
 from . import auth, instructor, problems, submissions
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
+from .docs import add_docs
+from .headers import SecurityHeaders
 from .schemas import HealthOut
 
 PREFIX = "/api/v1"
@@ -72,7 +75,8 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
         finally:
             workers.stop(config.shutdown_grace)
 
-    app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url="/docs",
+    # FastAPI's own /docs would load Swagger UI from a CDN; add_docs serves the vendored copy.
+    app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json",
                   description="Grade JAX submissions: Run (public cases, full feedback) and Submit (every case, "
                               "hidden ones reduced). Authenticate with a bearer token or a session cookie.")
@@ -94,6 +98,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     for module in (submissions, problems, instructor, auth):
         app.include_router(module.router, prefix=PREFIX)
     mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
+    add_docs(app, "/openapi.json", PAGE_HEADERS)
 
     @app.get("/healthz", response_model=HealthOut, tags=["health"])
     def healthz():
@@ -106,4 +111,4 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
                          sandbox=workers.sandbox_info, version=__version__)
         return JSONResponse(body.model_dump(), status_code=200 if body.ok else 503)
 
-    return BodyLimit(app, MAX_BODY_BYTES)
+    return SecurityHeaders(BodyLimit(app, MAX_BODY_BYTES), PREFIX)

@@ -43,7 +43,7 @@ def rejudge(problem_id: str, who: Principal = Depends(instructor), c: Context = 
         if not all:
             where.append(stale)
         n = s.execute(update(Submission).where(*where)
-                      .values(status="queued", priority=1, queued_at=utcnow(), attempts=0, claimed_by=None,
+                      .values(status="queued", priority=jobs.REJUDGE, queued_at=utcnow(), attempts=0, claimed_by=None,
                               started_at=None, charged=False),
                       execution_options={"synchronize_session": False}).rowcount
     c.workers.wake()

@@ -51,9 +51,11 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
         body.source.encode("utf-8")
     except UnicodeEncodeError:
         raise HTTPException(422, "source: not valid UTF-8 text (lone surrogates)") from None
+    # An empty key (a client that sends the header whatever it holds) is no key: taken as
+    # one, every such request after the first would get the first one's submission back.
+    key = (idempotency_key or "").strip() or None
     try:
-        got = admit(c.db, who, body.problem, body.kind, body.source, idempotency_key, c.config.quotas,
-                    c.config.workers)
+        got = admit(c.db, who, body.problem, body.kind, body.source, key, c.config.quotas, c.config.workers)
     except Refused as exc:
         return refusal(exc)
     if got.created:

@@ -14,10 +14,17 @@ from .problem_view import all_views, problem_view
 router = APIRouter(include_in_schema=False)
 
 
+# Printable ASCII but the backslash: browsers drop TAB, CR and LF inside a URL and trim
+# spaces and control characters around it (so ``/<TAB>/evil`` is ``//evil`` to them),
+# and read a backslash as a slash; anything else may be normalised in ways not foreseen.
+_PATH_CHARS = frozenset(chr(c) for c in range(0x21, 0x7f)) - {"\\"}
+
+
 def safe_next(target: str | None) -> str:
-    """Only a path on this site: never another origin (``//host``, ``/\\host``, a scheme)."""
-    if not target or not target.startswith("/") or target.startswith(("//", "/\\")) or any(
-            ch in target for ch in "\r\n\\"):
+    """Only a path on this site: never another origin (``//host``, ``/\\host``, a scheme,
+    or one of those hidden by characters a browser drops)."""
+    if (not target or not target.startswith("/") or target.startswith("//")
+            or not set(target) <= _PATH_CHARS):
         return "/problems"
     return target
 

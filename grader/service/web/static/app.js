@@ -51,6 +51,14 @@
   }
 
   /* ---------------------------------------------------------------- log in and out */
+  /* The server already sends only a plain path here; this holds even if it did not,
+     since the browser's own parser (which drops tabs and line breaks) decides. */
+  function sameSite(next) {
+    var url;
+    try { url = new URL(next || "/problems", location.origin); } catch (e) { return "/problems"; }
+    return url.origin === location.origin ? url.pathname + url.search + url.hash : "/problems";
+  }
+
   var login = document.getElementById("login");
   if (login) {
     login.addEventListener("submit", function (ev) {
@@ -58,7 +66,7 @@
       var out = document.getElementById("login-error");
       out.textContent = "";
       send("POST", "/auth/login", login, {email: login.email.value, password: login.password.value}).then(function (r) {
-        if (r.ok) { location.assign(login.dataset.next || "/problems"); return; }
+        if (r.ok) { location.assign(sameSite(login.dataset.next)); return; }
         out.textContent = r.status === 401 ? "Wrong email or password." : refusal(r)[0];
       }, function () { out.textContent = "The judge cannot be reached; try again."; });
     });
