@@ -157,7 +157,7 @@ def test_program_size_is_measured_before_any_hidden_case(pool):
     path = SUBMISSIONS / "ema_with_scan" / "rejected" / "attack_size_probe_channel.py"
     full = _grade(problem, path, pool).report
     public = _grade(problem, path, pool, problem.public_cases()).report
-    assert full.verdict == public.verdict == "RJ" and "grows with T" in full.message
+    assert full.verdict == public.verdict == "RJ" and "changes with T" in full.message
     assert full.message == public.message
 
 
@@ -298,3 +298,67 @@ def test_a_requirement_failure_says_what_was_seen_and_what_is_expected(problem1,
     line = next(c for c in report.runtime_checks if not c.passed)
     assert "jax.vmap was called (called at line" in line.message
     assert "but never on a function that calls jax.grad; expected jax.vmap(jax.grad(...))" in line.message
+
+
+# ------------------------------------------------------------- program sizes
+
+def test_sub_programs_count_however_deep_they_are_nested():
+    import jax
+    import jax.numpy as jnp
+
+    from grader.sandbox.child.sizes import count_eqns
+
+    def body(x):
+        for _ in range(5):
+            x = jnp.sin(x)
+        return x
+
+    f = body
+    for _ in range(30):  # 30 levels of jit around five operations
+        f = jax.jit(lambda *a, _inner=f: _inner(*a))
+    assert count_eqns(jax.make_jaxpr(f)(jnp.ones(3)).jaxpr) == 30 + 5
+
+
+def test_a_jitted_function_called_eagerly_counts_its_program():
+    import jax
+    import jax.numpy as jnp
+
+    from grader.sandbox.child.instrument import Recorder, watch
+    from grader.sandbox.child.sizes import DispatchCounter
+
+    jit = watch(Recorder(), "jax.jit", jax.jit)
+    loop = jit(lambda x: [x := jnp.sin(x) for _ in range(int(x.shape[0]))][-1])
+    sizes = []
+    for n in (2, 8):
+        with DispatchCounter() as counter:
+            jax.block_until_ready(loop(jnp.ones(n)))
+        sizes.append(counter.count)
+    assert sizes[1] - sizes[0] == 6  # one sin per element: the loop shows
+
+
+def _sized(small, large, cases):
+    from grader.sandbox.request import CaseRun, RunResult
+
+    return RunResult(load_status="ok", sizes=[{"size": 2, "eqns": small, "how": "traced"},
+                                              {"size": 16, "eqns": large, "how": "traced"}],
+                     cases={cid: CaseRun(cid, "ok", program={"ops": ops, "how": "traced"}) for cid, ops in cases.items()})
+
+
+@pytest.mark.parametrize("small, large, cases, ok, words", [
+    (20, 20, {"example_1": 21, "gen_1": 24}, True, "does not change"),
+    (20, 22, {"example_1": 30}, True, "does not change"),  # shapes alone: within a quarter plus ten
+    (20, 60, {"example_1": 20}, False, "changes with T"),  # grows
+    (306, 138, {"example_1": 140}, False, "changes with T"),  # shrinks: padding
+    (20, 20, {"example_1": 20, "gen_1": 180}, False, "a hidden case"),  # loops on a hidden case only
+    (20, 20, {"example_1": 180, "gen_1": 20}, False, "case example_1"),
+    (500, 500, {"example_1": 30}, False, "the program that computed case example_1"),  # padded measurement
+])
+def test_every_program_measured_or_graded_must_be_alike_in_size(small, large, cases, ok, words):
+    from grader.judge.probe_checks import check_vectorized
+    from grader.problem import Requirements
+
+    [result] = check_vectorized(_sized(small, large, cases), Requirements(vectorized=("T",)), frozenset({"gen_1"}))
+    assert result.passed is ok and words in result.message, result.message
+    hidden = cases.get("gen_1")
+    if hidden is not None and hidden not in (small, large, *(v for k, v in cases.items() if k != "gen_1")):
+        assert str(hidden) not in result.message  # a hidden case's size never shows

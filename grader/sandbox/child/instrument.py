@@ -41,6 +41,7 @@ from typing import Any, Callable
 from ..language import SUBMISSION_FILE
 from ..probe import NEUTRAL
 from .perturb import poison, shift_arguments
+from .sizes import count_eqns, counting
 
 # Callables whose function arguments are traced: name -> positions of those arguments.
 FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
@@ -149,10 +150,11 @@ def _traced(rec: Recorder, name: str, fun: Callable, lane: str | None = None,
 
 
 def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any], stack: list[str] | None = None,
-             lanes: bool = True) -> Any:
-    """Run a call of the rule's innermost transform and scale its result, unless an
-    enclosing call of the same transform already scales: the factor is applied once per
-    chain, so three nested vmaps follow the probe as two do."""
+             lanes: bool = True, split: tuple[Callable, Callable] | None = None) -> Any:
+    """Run a call of the rule's innermost transform and scale its result (``split``: the
+    part of it to scale, and how to put it back), unless an enclosing call of the same
+    transform already scales: the factor is applied once per chain, so three nested
+    vmaps follow the probe as two do."""
     if rec.scaling or not _in_context(rec, context, stack):
         return run()
     rec.scaling += 1
@@ -160,21 +162,37 @@ def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any], st
         out = run()
     finally:
         rec.scaling -= 1
+    if split is not None:
+        try:
+            part = split[0](out)
+        except (TypeError, IndexError, KeyError):
+            return poison(rec, out, lanes)
+        return split[1](out, poison(rec, part, lanes))
     return poison(rec, out, lanes)
 
 
-def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable, argnums: Any = None) -> Callable:
+def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable, argnums: tuple[int, ...] | None = None,
+               aux: str | None = None) -> Callable:
     """The function a transform produced, perturbed where the rule says: its result
-    scaled, and (``argnums``, for differentiating transforms) the arguments it
+    scaled (an auxiliary output, ``aux`` naming where it sits, stays as the code made
+    it), and (``argnums``, for differentiating transforms) the arguments it
     differentiates shifted first."""
 
     @functools.wraps(produced)
     def call(*args: Any, **kwargs: Any) -> Any:
         if argnums is not None and not rec.scaling and _in_context(rec, context):
-            args = shift_arguments(rec, args, argnums)
-        return _scaling(rec, context, lambda: produced(*args, **kwargs))
+            args = shift_arguments(rec, args, tuple(a % len(args) for a in argnums if -len(args) <= a < len(args)))
+        return _scaling(rec, context, lambda: produced(*args, **kwargs), split=_AUX.get(aux))
 
     return call
+
+
+# Where the auxiliary output of a has_aux transform sits: the part to scale, and how to
+# put the result back together. grad -> (gradient, aux); value_and_grad -> ((value, aux), gradient).
+_AUX = {
+    "jax.grad": (lambda out: out[0], lambda out, g: (g, out[1])),
+    "jax.value_and_grad": (lambda out: (out[0][0], out[1]), lambda out, vg: ((vg[0], out[0][1]), vg[1])),
+}
 
 
 def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
@@ -212,18 +230,46 @@ def _rule(rec: Recorder, name: str, fun: Callable) -> Callable:
     return poisoned
 
 
-def _argnums(args: tuple, kwargs: dict) -> Any:
+def _argnums(args: tuple, kwargs: dict) -> tuple[int, ...] | None:
+    """The positions a grad differentiates, as JAX reads them (any integer, negative
+    ones counted from the end); None when they cannot be read, and then nothing is
+    shifted (JAX itself refuses such a call)."""
+    import operator
+
     argnums = kwargs.get("argnums", args[1] if len(args) > 1 else 0)
-    ok = isinstance(argnums, int) or (isinstance(argnums, (tuple, list)) and all(isinstance(a, int) for a in argnums))
-    return argnums if ok else 0
+    try:
+        return tuple(operator.index(a) for a in (argnums if isinstance(argnums, (tuple, list)) else (argnums,)))
+    except TypeError:
+        return None
+
+
+def _has_aux(args: tuple, kwargs: dict) -> bool:
+    return bool(kwargs.get("has_aux", args[2] if len(args) > 2 else False))
+
+
+def _counted(rec: Recorder, jitted: Callable) -> Callable:
+    """A jitted function that, called eagerly while the judge counts what a run does,
+    adds the size of its program: the trace it takes is the one the call then runs (jit
+    caches it), so the counted program is the program that ran."""
+
+    @functools.wraps(jitted)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        counter = counting()
+        if counter is not None and not rec.stack:
+            try:
+                counter.add(count_eqns(jitted.trace(*args, **kwargs).jaxpr.jaxpr))
+            except Exception:
+                pass  # the call below raises what the code must see
+        return jitted(*args, **kwargs)
+
+    return call
 
 
 def _name_the_axis(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dict, str]:
-    """The axis name of a vmap call (jax.vmap(fun, in_axes, out_axes, axis_name, ...)),
-    one of ours when the code gave none: the lane index is read with lax.axis_index."""
-    given = args[3] if len(args) > 3 else kwargs.get("axis_name")
-    if given is not None:  # the code's own name (JAX refuses one it cannot use)
-        return args, kwargs, given
+    """A vmap call (jax.vmap(fun, in_axes, out_axes, axis_name, ...)) with an axis name
+    of the judge's, unique, in place of the code's: the lane index is read with
+    lax.axis_index, and a name the code reused at two levels would hide the outer lane.
+    (The code cannot use axis names itself: collectives are not on the allow-list.)"""
     rec.axis_names += 1
     name = f"_jj_lane_{rec.axis_names}"
     if len(args) > 3:
@@ -259,8 +305,12 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             result = real(*args, **kwargs)
         if name in ("jax.custom_vjp", "jax.custom_jvp"):
             result = _watch_custom_rule(rec, name, result)
+        if name == "jax.jit" and callable(result):
+            result = _counted(rec, result)
         if target and name in PRODUCES_FUNCTION and name != "jax.vmap" and callable(result):
-            result = _poisoning(rec, rule[:-1], result, _argnums(args, kwargs) if name in DIFFERENTIATES else None)
+            differentiates = name in DIFFERENTIATES
+            result = _poisoning(rec, rule[:-1], result, _argnums(args, kwargs) if differentiates else None,
+                                name if differentiates and _has_aux(args, kwargs) else None)
         return result
 
     return wrapper

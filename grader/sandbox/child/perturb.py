@@ -102,13 +102,13 @@ def poison(rec: Any, tree: Any, lanes: bool = True) -> Any:
     return jax.tree_util.tree_map(lambda x: _scaled(x, mult, flag), tree)
 
 
-def shift_arguments(rec: Any, args: tuple, argnums: Any) -> tuple:
+def shift_arguments(rec: Any, args: tuple, argnums: tuple[int, ...]) -> tuple:
     import jax
 
     active = _active(rec)
     if active is None:
         return args
     flag, params = active
-    chosen = {argnums} if isinstance(argnums, int) else set(argnums)
+    chosen = set(argnums)
     return tuple(jax.tree_util.tree_map(lambda x: _shifted(x, params[1], flag), a) if i in chosen else a
                  for i, a in enumerate(args))

@@ -13,6 +13,7 @@ from ..language import SUBMISSION_FILE, compile_submission
 from .guards import PrintSink
 from ..probe import NEUTRAL
 from .instrument import Recorder, overrides
+from .sizes import DispatchCounter, count_eqns
 from .namespace import ModuleTable, make_globals
 
 ERROR_CAP = 2000
@@ -167,7 +168,7 @@ class Run:
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
-            with _DispatchCounter() as counter:
+            with DispatchCounter() as counter:
                 out = self.globals[self.entry](*call_args)
                 jax.block_until_ready(out)
         except BaseException as exc:
@@ -197,7 +198,7 @@ class Run:
         key = _signature(call_args)
         if key not in self.programs:
             traced = self._jit().trace(call_args, _OFF, _NEUTRAL)
-            self.programs[key] = Program(traced, _count_eqns(traced.jaxpr.jaxpr))
+            self.programs[key] = Program(traced, count_eqns(traced.jaxpr.jaxpr))
         return self.programs[key]
 
     def _jit(self) -> Any:
@@ -256,19 +257,6 @@ def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
     return first[:300]
 
 
-def _count_eqns(jaxpr: Any, depth: int = 0) -> int:
-    """Equations in a jaxpr, sub-programs (scan bodies, branches, calls) included."""
-    total = 0
-    for eqn in jaxpr.eqns:
-        total += 1
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (list, tuple)) else (value,):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns") and depth < 20:
-                    total += _count_eqns(inner, depth + 1)
-    return total
-
-
 def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eager: bool = False) -> dict:
     """How big the program for this input is: equations of the jaxpr the entry traces
     to under jax.jit (the program a case of this signature then runs), or, for code that
@@ -280,35 +268,13 @@ def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eage
     try:
         if not eager:
             return {"size": size, "eqns": run.program(call).ops, "how": "traced"}
-        with _DispatchCounter() as counter:
+        with DispatchCounter() as counter:
             jax.block_until_ready(run.globals[run.entry](*call))
         return {"size": size, "eqns": counter.count, "how": "eager"}
     except BaseException as exc:
         return {"size": size, "eqns": None, "how": "eager" if eager else "traced", "error": type(exc).__name__}
     finally:
         run.sink.take()
-
-
-class _DispatchCounter:
-    """Counts the primitives JAX executes eagerly (one per dispatch; a jitted call is
-    one). A private hook: if this JAX lacks it, counting fails and so does the check."""
-
-    def __enter__(self) -> "_DispatchCounter":
-        from jax._src import core
-
-        self.count = 0
-        self._cls, self._real = core.EvalTrace, core.EvalTrace.process_primitive
-        real = self._real
-
-        def counting(trace: Any, primitive: Any, tracers: Any, params: Any) -> Any:
-            self.count += 1
-            return real(trace, primitive, tracers, params)
-
-        self._cls.process_primitive = counting
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._cls.process_primitive = self._real
 
 
 def _ms(start: float) -> float:
