@@ -104,17 +104,23 @@ def test_a_killed_server_loses_and_duplicates_nothing(db_url):  # noqa: F811
     assert set(attempts.values()) <= {1, 2}
 
 
+def _run_slow_until_running(server: Server, token: str) -> int:
+    """Submits the slow file as a run and returns its id once a worker has claimed it."""
+    with server.client(token) as c:
+        sid = c.post("/submissions", json={"problem": P1, "source": corpus(SLOW), "kind": "run"}).json()["id"]
+        deadline = time.time() + 120
+        while c.get(f"/submissions/{sid}").json()["status"] != "running" and time.time() < deadline:
+            time.sleep(0.1)
+    return sid
+
+
 def test_a_stopped_server_ends_its_sandboxes_and_requeues_the_grade_uncounted(tmp_path):
     from service_support import sqlite_url
 
     url = sqlite_url(tmp_path)
     token = make_user(url, "slow@example.org")
     server = Server(url, "--no-feedback", "--shutdown-grace", "1", workers=1).start()
-    with server.client(token) as c:
-        sid = c.post("/submissions", json={"problem": P1, "source": corpus(SLOW), "kind": "run"}).json()["id"]
-        deadline = time.time() + 120
-        while c.get(f"/submissions/{sid}").json()["status"] != "running" and time.time() < deadline:
-            time.sleep(0.1)
+    sid = _run_slow_until_running(server, token)
     zygotes = _zygote_groups(url)
     time.sleep(1.0)  # the child is now inside the slow module
     server.stop()  # SIGTERM: a grace period, then the sandbox is ended
@@ -137,11 +143,7 @@ def test_a_stopped_server_lets_a_grade_that_ends_within_the_grace_finish_and_rec
     url = sqlite_url(tmp_path)
     token = make_user(url, "patient@example.org")
     server = Server(url, "--no-feedback", "--shutdown-grace", "90", workers=1).start()
-    with server.client(token) as c:
-        sid = c.post("/submissions", json={"problem": P1, "source": corpus(SLOW), "kind": "run"}).json()["id"]
-        deadline = time.time() + 120
-        while c.get(f"/submissions/{sid}").json()["status"] != "running" and time.time() < deadline:
-            time.sleep(0.1)
+    sid = _run_slow_until_running(server, token)
     server.proc.send_signal(signal.SIGTERM)  # the grade has about 10 s to go: well within the grace
     server.proc.wait(timeout=150)
     server.log.close()

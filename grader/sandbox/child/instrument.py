@@ -82,7 +82,14 @@ class Recorder:
     overflow: bool = False  # more nestings than the record keeps
     scaling: int = 0  # calls of the rule's innermost transform whose result will be scaled, open now
     lanes: list[str] = field(default_factory=list)  # axis names of the vmaps being traced, outermost first
-    axis_names: int = 0  # axis names handed out to vmaps that had none
+    # Axis names handed out to vmaps: numbered afresh at every call of the entry (and apart
+    # while the module loads), so that the same code gets the same names on every case;
+    # a new name each time would make JAX compile every eager primitive again.
+    axis_names: int = 0
+    in_entry: bool = False
+
+    def entering(self) -> None:
+        self.in_entry, self.axis_names = True, 0
 
     def note_nest(self) -> None:
         nest = tuple(self.stack[:MAX_DEPTH])
@@ -271,7 +278,7 @@ def _name_the_axis(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dic
     lax.axis_index, and a name the code reused at two levels would hide the outer lane.
     (The code cannot use axis names itself: collectives are not on the allow-list.)"""
     rec.axis_names += 1
-    name = f"_jj_lane_{rec.axis_names}"
+    name = f"_jj_lane_{'e' if rec.in_entry else 'm'}{rec.axis_names}"
     if len(args) > 3:
         return (*args[:3], name, *args[4:]), kwargs, name
     return args, {**kwargs, "axis_name": name}, name

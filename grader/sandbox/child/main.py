@@ -96,6 +96,7 @@ def _serve(request: dict, blob: bytes, chan: Channel) -> None:
     recorder = Recorder(rule)
     run = Run(request["source"], entry, watched, recorder)
     run.cost = bool(request.get("cost"))
+    run.count_eager = bool(request.get("size_probe"))
     loaded = run.load()
     chan.send({"type": "load", **loaded})
     if loaded["status"] != "ok":

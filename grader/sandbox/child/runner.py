@@ -2,6 +2,7 @@
 on case inputs (under jax.jit while that works), results sent back as wire frames."""
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from typing import Any, BinaryIO
@@ -112,6 +113,7 @@ class Run:
         # size is the size of what computed the outputs (see ``program_size``).
         self.programs: dict[str, Program] = {}
         self.cost = False
+        self.count_eager = False  # the size of each eager run, for the vectorized rule
         self.broke: str | None = None  # why the first case that failed only under jit failed there
 
     def load(self) -> dict:
@@ -167,14 +169,20 @@ class Run:
 
         call_args = _positional(inputs, args)
         start = time.perf_counter()
+        # Counting sends every primitive through Python (about 5x an eager run's cost), so
+        # it is done only where a rule needs the size.
+        counter = DispatchCounter() if self.count_eager else contextlib.nullcontext()
         try:
-            with DispatchCounter() as counter:
+            with counter:
+                self.recorder.entering()
                 out = self.globals[self.entry](*call_args)
                 jax.block_until_ready(out)
         except BaseException as exc:
             return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
-        return ({"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take(),
-                 "program": {"ops": counter.count, "how": "eager"}}, out, dict(zip(args, call_args)))
+        result = {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}
+        if self.count_eager:
+            result["program"] = {"ops": counter.count, "how": "eager"}
+        return result, out, dict(zip(args, call_args))
 
     def jit_report(self) -> dict:
         return {"mode": self.mode, "broke": self.broke}
@@ -187,7 +195,7 @@ class Run:
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         try:
-            out, _ = self.program(call_args).run(call_args, _ON, np.asarray(params, np.float32))
+            out, _ = self.program(call_args).run(call_args, _ON, tuple(np.float32(v) for v in params))
             jax.block_until_ready(out)
         except BaseException as exc:
             return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None
@@ -210,6 +218,7 @@ class Run:
 
             def entry(all_args: list, poison: Any, params: Any) -> tuple[Any, list]:
                 recorder.flag, recorder.traced_params = poison, params
+                recorder.entering()
                 try:
                     out = fn(*all_args)
                 finally:
@@ -241,7 +250,9 @@ def _signature(call_args: list) -> str:
 
 
 # The probe switch and its parameters, traced arguments of the jitted entry.
-_OFF, _ON, _NEUTRAL = np.bool_(False), np.bool_(True), np.asarray(NEUTRAL, np.float32)
+# The parameters travel as separate scalars, so that reading one costs the program no
+# slice of a vector.
+_OFF, _ON, _NEUTRAL = np.bool_(False), np.bool_(True), tuple(np.float32(v) for v in NEUTRAL)
 
 
 def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
@@ -269,6 +280,7 @@ def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eage
         if not eager:
             return {"size": size, "eqns": run.program(call).ops, "how": "traced"}
         with DispatchCounter() as counter:
+            run.recorder.entering()
             jax.block_until_ready(run.globals[run.entry](*call))
         return {"size": size, "eqns": counter.count, "how": "eager"}
     except BaseException as exc:
