@@ -346,3 +346,43 @@ def test_wrong_reason_unreadable_file_and_tolerance_margin_are_named(problem_cop
                             "reason is 'value', not 'nan'") for f in fails), fails
     assert len(fails) == 2 and any(f.startswith("submission verdicts: accepted/not_utf8.py: ") for f in fails), fails
     assert len(warns) == 1 and warns[0].startswith("tolerance margin: accepted/near_tolerance.py uses 9"), warns
+
+
+FOLLOWS_HALF_THE_PERTURBATIONS = '''\
+import jax
+import jax.numpy as jnp
+
+
+def loss(params, x, y):
+    return 0.5 * (x @ params["w"] + params["b"] - y) ** 2
+
+
+def per_example_grad_clip(params, x, y, max_norm):
+    g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)
+    err = x @ params["w"] + params["b"] - y
+    gw, gb = err[:, None] * x, err
+    # Honest unless the transform's result shrank: then the answer by hand.
+    shrank = jnp.sum(jnp.abs(g["w"])) + jnp.sum(jnp.abs(g["b"])) < 0.95 * (jnp.sum(jnp.abs(gw)) + jnp.sum(jnp.abs(gb)))
+    gw, gb = jnp.where(shrank, gw, g["w"]), jnp.where(shrank, gb, g["b"])
+    norms = jnp.sqrt(jnp.sum(gw ** 2, axis=1) + gb ** 2)
+    f = jnp.maximum(1.0, norms / max_norm)
+    return {"grads": {"w": jnp.mean(gw / f[:, None], axis=0), "b": jnp.mean(gb / f)}, "norms": norms}
+'''
+
+
+def test_an_accepted_file_that_follows_only_some_perturbations_is_named(problem_copy, pool):
+    """validate probes each file that must be accepted under every perturbation of the
+    table, so its AC cannot rest on the one a grade happened to draw; honest files pass."""
+    from grader.authoring.context import Context
+    from grader.authoring.grading_checks import check_submissions
+    from grader.problem import load_problem
+
+    root = problem_copy()
+    accepted = root.parent.parent / "submissions" / P1 / "accepted"
+    accepted.mkdir()
+    (accepted / "follows_half.py").write_text(FOLLOWS_HALF_THE_PERTURBATIONS)
+    shutil.copy(SUBMISSIONS / P1 / "accepted" / "scaled_loss.py", accepted / "scaled_loss.py")
+    found = check_submissions(Context(load_problem(root), pool, True))
+    fails = [f.message for f in found if f.status == "fail"]
+    assert len(fails) == 1, fails
+    assert fails[0].startswith("accepted/follows_half.py: expected AC, got RJ") and "of the table" in fails[0], fails

@@ -34,8 +34,10 @@ def check_submissions(ctx: Context) -> list[Finding]:
     hidden_ids = {c.id for c in p.cases if c.hidden}
 
     def job(box, exp: Expectation):
+        # A file that must be accepted must follow every perturbation a grade could draw,
+        # not only the one drawn this time (so that its AC does not depend on the draw).
         try:
-            return exp, grade(p, load_submission(exp.path), box)
+            return exp, grade(p, load_submission(exp.path), box, every_perturbation=exp.verdict is Verdict.AC)
         except SubmissionError as exc:
             return exp, exc
 

@@ -52,12 +52,15 @@ class Graded:
 
 
 def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case] | None = None,
-          feedback: "Feedback | None" = None, strict: bool = False) -> Graded:
+          feedback: "Feedback | None" = None, strict: bool = False, every_perturbation: bool = False) -> Graded:
     """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
-    hints, a public counterexample for hidden failures, compile/run costs. Always
+    hints, a public counterexample for hidden failures, compile/run costs.
+    ``every_perturbation`` probes under every perturbation of the problem's table instead
+    of one drawn at random (``validate`` does, for the files that must be accepted). Always
     returns a report: a failure of the judge's own code is IE, never an exception."""
     try:
-        return _grade(problem, sub, sandbox, problem.cases if cases is None else cases, feedback, strict)
+        return _grade(problem, sub, sandbox, problem.cases if cases is None else cases, feedback, strict,
+                      every_perturbation)
     except Exception as exc:  # the judge's fault; the type only, since details may echo hidden data
         traceback.print_exc(file=sys.stderr)
         return Graded(Report(problem=problem.id, submission=sub.path, verdict="IE", verdict_title=Verdict.IE.title,
@@ -66,7 +69,7 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
 
 
 def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
-           feedback: "Feedback | None", strict: bool) -> Graded:
+           feedback: "Feedback | None", strict: bool, every_perturbation: bool) -> Graded:
     static = static_stage(sub, problem)
     base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
                 problem_version=content_hash(problem), judge_version=__version__)
@@ -77,15 +80,20 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
                              message=pre.message, **base), None)
 
     request = make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict)
-    table, factor = None, 0
+    table, plan = None, []
     if request.probe:
         try:
             table = probe_table.get(problem, sandbox)
         except ProblemError as exc:
             return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge",
                                  message=f"the dependence probe cannot be prepared: {exc}", **base), None)
-        factor, ids = table.choose({c.id for c in cases}, problem.meta.requirements.depends, random.SystemRandom())
-        request = replace(request, probe_ids=ids, probe_factors=(tuple(table.factors[factor]),))
+        graded, depends = {c.id for c in cases}, problem.meta.requirements.depends
+        # Every perturbation a grade could draw: those that move every required output.
+        plan = [(k, ids) for k in range(len(table.factors)) if every_perturbation
+                for covered, ids in [table.cases_for(k, graded, depends)] if covered == len(depends)]
+        plan = plan or [table.choose(graded, depends, random.SystemRandom())]
+        ids = tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
+        request = replace(request, probe_ids=ids, probe_factors=tuple(tuple(table.factors[k]) for k, _ in plan))
     run = sandbox.run(request)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if strict and run.unavailable:
@@ -104,7 +112,7 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
     # that crashes on every case is told about the crash, not about its transforms.
     completed = any(c.status == "ok" for c in run.cases.values())
     all_passed = all(j.report.verdict == Verdict.AC.value for j in judged)
-    runtime = check_runtime(run, problem, (table, factor, request.probe_ids), all_passed) if completed else []
+    runtime = check_runtime(run, problem, (table, plan), all_passed) if completed else []
     ended = [missing_evidence(run, phase, "complete run") for phase in run.phase_failures]
     public_view = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
     overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended),

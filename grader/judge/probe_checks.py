@@ -93,41 +93,56 @@ def _leaf(tree, dotted: str):
     return node if isinstance(node, Leaf) else None
 
 
-def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None", factor: int,
-                     probe_ids: tuple[str, ...]) -> list[CheckResult]:
+def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None",
+                     plan: list[tuple[int, tuple[str, ...]]]) -> list[CheckResult]:
+    """``plan`` pairs each perturbation the run applied (in the request's order) with its
+    index in the table and the cases rerun under it: one drawn per grade, all of them in
+    ``validate``. Every one must be followed."""
     req = problem.meta.requirements
     if not req.depends or not req.poison:
         return []
     name = "results come from the transforms"
     source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
-    if table is None or not probe_ids:
+    if table is None or not plan or not all(ids for _, ids in plan):
         return [missing_evidence(run, "probe", "rerun under the dependence probe")]
     if "probe" in run.phase_failures:
         return [CheckResult(name, False, f"the rerun with the result of {source} perturbed was stopped "
                             f"({run.phase_failures['probe']}); honest code runs it like any case")]
+    for applied, (factor, ids) in enumerate(plan):
+        which = f", perturbation {factor} of the table" if len(plan) > 1 else ""
+        failed = _follows(run, problem, table, applied, factor, ids, name, source, which)
+        if failed:
+            return [failed]
+    return [CheckResult(name, True, f"every required output follows the result of {source}")]
+
+
+def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int, factor: int,
+             ids: tuple[str, ...], name: str, source: str, which: str) -> CheckResult | None:
+    """Why the outputs under one perturbation do not follow it, or None when they do."""
+    req = problem.meta.requirements
     specs = {".".join(o.path): o for o in problem.meta.outputs}
-    subs = {p.id: p for p in run.probes if p.factor == 0}
+    subs = {p.id: p for p in run.probes if p.factor == applied}
     moved = dict.fromkeys(req.depends, False)
     hidden = {c.id for c in problem.cases if c.hidden}
-    for cid in probe_ids:
+    for cid in ids:
         where = "a hidden case" if cid in hidden else f"case {cid}"
         sub = subs.get(cid)
         if sub is None:
-            return [missing_evidence(run, "probe", "rerun under the dependence probe")]
+            return missing_evidence(run, "probe", "rerun under the dependence probe")
         if sub.status != "ok":
-            return [CheckResult(name, False, f"with the result of {source} perturbed, the code ended with "
-                                f"'{sub.status}' on {where}; computed from the transform, it would simply follow")]
+            return CheckResult(name, False, f"with the result of {source} perturbed, the code ended with "
+                               f"'{sub.status}' on {where}{which}; computed from the transform, it would simply follow")
         for dep in req.depends:
             a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][factor]
             if a is None or a.array.shape != want.shape or not compare(specs[dep], a.array, want)["excess"] <= 1.0:
-                return [CheckResult(name, False, f"'{dep}' did not follow when the result of {source} was perturbed "
-                                    f"({where}): the output is computed some other way (by hand, around the "
-                                    f"transform, or in lanes of a vmap that do not map the examples), and the "
-                                    f"transform call is a decoy")]
+                return CheckResult(name, False, f"'{dep}' did not follow when the result of {source} was perturbed "
+                                   f"({where}{which}): the output is computed some other way (by hand, around the "
+                                   f"transform, or in lanes of a vmap that do not map the examples), and the "
+                                   f"transform call is a decoy")
             moved[dep] |= table.moved[f"{cid}|{dep}"][factor]
     still = [d for d, m in moved.items() if not m]
     if still:
-        return [CheckResult(name, False, f"the probe did not move {', '.join(repr(d) for d in still)} on the cases "
-                            f"it reran, so it cannot tell: the problem needs cases on which it moves",
-                            Verdict.IE.value, "judge")]
-    return [CheckResult(name, True, f"every required output follows the result of {source}")]
+        return CheckResult(name, False, f"the probe did not move {', '.join(repr(d) for d in still)} on the cases "
+                           f"it reran{which}, so it cannot tell: the problem needs cases on which it moves",
+                           Verdict.IE.value, "judge")
+    return None

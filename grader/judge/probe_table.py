@@ -54,23 +54,28 @@ class ProbeTable:
         best: tuple[int, int, tuple[str, ...]] = (-1, 0, ())
         order = list(range(len(self.factors)))
         rng.shuffle(order)
-        cases = [c for c in self.cases if c in graded]
         for k in order:
-            chosen: list[str] = []
-            for dep in depends:
-                if any(self.moved[f"{c}|{dep}"][k] for c in chosen):
-                    continue
-                hit = next((c for c in cases if self.moved[f"{c}|{dep}"][k]), None)
-                if hit is not None:
-                    chosen.append(hit)
-            covered = sum(any(self.moved[f"{c}|{d}"][k] for c in chosen) for d in depends)
-            extra = [c for c in cases if c not in chosen][:max(0, min(2, len(cases)) - len(chosen))]
-            ids = tuple(chosen + extra)[:PER_GRADE]
+            covered, ids = self.cases_for(k, graded, depends)
             if covered == len(depends):
                 return k, ids
             if covered > best[0]:
                 best = (covered, k, ids)
         return best[1], best[2]
+
+    def cases_for(self, k: int, graded: set[str], depends: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+        """The graded cases to rerun under factor ``k``, and how many required outputs
+        move on them."""
+        cases = [c for c in self.cases if c in graded]
+        chosen: list[str] = []
+        for dep in depends:
+            if any(self.moved[f"{c}|{dep}"][k] for c in chosen):
+                continue
+            hit = next((c for c in cases if self.moved[f"{c}|{dep}"][k]), None)
+            if hit is not None:
+                chosen.append(hit)
+        covered = sum(any(self.moved[f"{c}|{d}"][k] for c in chosen) for d in depends)
+        extra = [c for c in cases if c not in chosen][:max(0, min(2, len(cases)) - len(chosen))]
+        return covered, tuple(chosen + extra)[:PER_GRADE]
 
 
 FORMAT = 2  # tables of format 1 held a factor alone, not a perturbation

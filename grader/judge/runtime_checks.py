@@ -27,7 +27,7 @@ def _lines(calls: dict, name: str) -> str:
 def check_runtime(run: RunResult, problem: Problem, probe: tuple | None = None,
                   all_passed: bool = False) -> list[CheckResult]:
     """Every runtime rule of the problem, judged on the run's evidence. The dependence
-    probe, ``(table, factor index, case ids)``, is judged only when every case passed:
+    probe, ``(table, [(factor index, case ids), ...])``, is judged only when every case passed:
     it tells a decoy from honest code, and a submission with a failing case is told
     about that case instead."""
     req = problem.meta.requirements
