@@ -88,10 +88,8 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
             return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge",
                                  message=f"the dependence probe cannot be prepared: {exc}", **base), None)
         graded, depends = {c.id for c in cases}, problem.meta.requirements.depends
-        # Every perturbation a grade could draw: those that move every required output.
-        plan = [(k, ids) for k in range(len(table.factors)) if every_perturbation
-                for covered, ids in [table.cases_for(k, graded, depends)] if covered == len(depends)]
-        plan = plan or [table.choose(graded, depends, random.SystemRandom())]
+        plan = (table.every(graded, depends) if every_perturbation else []) or \
+            [table.choose(graded, depends, random.SystemRandom())]
         ids = tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
         request = replace(request, probe_ids=ids, probe_factors=tuple(tuple(table.factors[k]) for k, _ in plan))
     run = sandbox.run(request)

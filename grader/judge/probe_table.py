@@ -62,6 +62,16 @@ class ProbeTable:
                 best = (covered, k, ids)
         return best[1], best[2]
 
+    def every(self, graded: set[str], depends: tuple[str, ...]) -> list[tuple[int, tuple[str, ...]]]:
+        """Every factor ``choose`` could return as covering all required outputs, each with
+        its cases (``validate`` probes files that must be accepted under all of them)."""
+        plan = []
+        for k in range(len(self.factors)):
+            covered, ids = self.cases_for(k, graded, depends)
+            if covered == len(depends):
+                plan.append((k, ids))
+        return plan
+
     def cases_for(self, k: int, graded: set[str], depends: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
         """The graded cases to rerun under factor ``k``, and how many required outputs
         move on them."""
