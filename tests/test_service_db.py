@@ -4,6 +4,7 @@ claims are exclusive under concurrency, a lost claim writes nothing, and the rea
 requeues what dead workers held (IE after the last attempt, without charging)."""
 from __future__ import annotations
 
+import json
 import threading
 from datetime import datetime, timedelta, timezone
 
@@ -14,7 +15,7 @@ from sqlalchemy import select, text, update
 from grader.service import jobs
 from grader.service.config import Quotas, Rate
 from grader.service.grading import ie_outcome
-from grader.service.models import RateBucket, Submission, Worker, utcnow
+from grader.service.models import REPORT_COLUMNS, RateBucket, Submission, Worker, utcnow
 from grader.service.server import open_database
 
 
@@ -42,13 +43,21 @@ def test_migrations_create_exactly_the_models_schema(db):
     with db.engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(ctx, Base.metadata) == []
-        assert ctx.get_current_revision() == "0001"
+        assert ctx.get_current_revision() == _head()
+
+
+def _head() -> str:
+    from alembic.script import ScriptDirectory
+
+    from grader.service.db import alembic_config
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def test_upgrade_twice_is_a_no_op(db):
     from grader.service.db import upgrade
 
-    assert upgrade(db) == "0001"
+    assert upgrade(db) == _head()
 
 
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
@@ -126,7 +135,7 @@ def test_a_worker_that_lost_its_claim_writes_nothing(db):
     assert jobs.finish(db, first, "w1", _outcome("WA")) is False
     assert jobs.finish(db, second, "w2", _outcome("AC")) is True
     with db.read() as s:
-        row = s.scalar(select(Submission))
+        row = s.scalar(select(Submission).options(*REPORT_COLUMNS))
     assert (row.status, row.verdict, row.report) == ("done", "AC", {"verdict": "AC"})
 
 
@@ -182,7 +191,7 @@ def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged
     sid = _dead_worker_holding(db, uid, attempts=3, charged=True)
     assert _reap(db, limits) == (0, 1)
     with db.read() as s:
-        row = s.scalar(select(Submission).where(Submission.id == sid))
+        row = s.scalar(select(Submission).where(Submission.id == sid).options(*REPORT_COLUMNS))
         tokens = s.scalar(select(RateBucket.tokens).where(RateBucket.user_id == uid))
     assert (row.status, row.verdict) == ("done", "IE")
     assert row.report["reason"] == "judge" and row.report["message"] == "interrupted"
@@ -279,3 +288,95 @@ def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(d
     for t in threads:
         t.join(timeout=120)
     assert sorted(results) == ["429"] * 7 + ["ok"] * 3
+
+
+def test_a_claim_never_takes_a_row_that_used_its_attempts(db):
+    uid = _user(db)
+    with db.write() as s:
+        spent = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64)
+        spent.attempts = 3
+        fresh = jobs.enqueue(s, uid, P1, "run", "x = 2", "0" * 64).id
+    jobs.register(db, "inst", ["w1"])
+    assert jobs.claim(db, "w1", max_attempts=3).id == fresh
+    assert jobs.claim(db, "w1", max_attempts=3) is None
+
+
+def test_a_queued_row_that_used_its_attempts_is_finished_as_ie_and_refunded(db):
+    uid = _user(db)
+    limits = Quotas(run=Rate(2, 3600.0))
+    with db.write() as s:
+        s.add(RateBucket(user_id=uid, kind="run", tokens=0.0, updated_at=utcnow()))
+        row = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64, charged=True)
+        row.attempts, sid = 3, row.id
+    assert _reap(db, limits) == (0, 1)
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid).options(*REPORT_COLUMNS))
+        tokens = s.scalar(select(RateBucket.tokens).where(RateBucket.user_id == uid))
+    assert (row.status, row.verdict, row.report["reason"]) == ("done", "IE", "judge")
+    assert row.stored_bytes > len("x = 1") and tokens == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_worker_that_cannot_record_a_result_spends_an_attempt_each_time_then_writes_ie(db, monkeypatch):
+    """Whatever raises while a claimed row is finished (here: every write of a result) is
+    an attempt; past the last one the row is IE, never claimed again."""
+    from grader.service.config import ServiceConfig
+    from grader.service.workers import Workers
+
+    uid = _user(db)
+    with db.write() as s:
+        sid = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64).id
+    config = ServiceConfig(db_url=db.url, workers=0, max_attempts=3)
+    workers = Workers(db, config)
+    jobs.register(db, workers.instance, workers.ids + ["w"])
+    real_finish, calls = jobs.finish, []
+
+    def refusing(db_, job, wid, outcome, *a, **kw):
+        calls.append(outcome.verdict)
+        if outcome.report.get("message", "").startswith("the judge could not record"):
+            return real_finish(db_, job, wid, outcome, *a, **kw)
+        raise RuntimeError("the database refused the report")
+
+    monkeypatch.setattr(jobs, "finish", refusing)
+    monkeypatch.setattr(Workers, "_run", lambda self, wid, job, grade, box: jobs.finish(
+        self.db, job, wid, jobs.Outcome("WA", 0, 3, {"m": 1}, {"m": 1}, "", "")))
+    for attempt in range(1, 4):
+        job = jobs.claim(db, "w", config.max_attempts)
+        assert job is not None and job.attempts == attempt
+        try:
+            workers._run("w", job, None, None)
+        except RuntimeError as exc:
+            workers._give_up_or_release(job, "w", exc)
+    assert jobs.claim(db, "w", config.max_attempts) is None
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid).options(*REPORT_COLUMNS))
+    assert (row.status, row.verdict, row.attempts) == ("done", "IE", 3)
+    assert "RuntimeError" in row.report["message"]
+
+
+def test_the_migration_from_the_first_schema_counts_storage_and_keeps_one_copy_of_a_run(db_url):  # noqa: F811
+    from alembic import command
+
+    from grader.service.db import Database, alembic_config, upgrade
+
+    database = Database(db_url)
+    try:
+        with database.engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0001")
+        doc = json.dumps({"verdict": "AC", "cases": []})
+        with database.engine.begin() as conn:
+            conn.execute(text("INSERT INTO users (email, role, created_at) VALUES ('a@x.org', 'learner', :t)"),
+                         {"t": utcnow()})
+            for i, (kind, full) in enumerate((("run", doc), ("submit", json.dumps({"verdict": "AC", "full": 1})))):
+                conn.execute(text(
+                    "INSERT INTO submissions (id, user_id, problem, kind, source, source_sha256, charged, status, "
+                    "priority, created_at, queued_at, attempts, verdict, report, full_report) VALUES "
+                    "(:id, 1, :p, :kind, 'x = 1', :sha, false, 'done', 0, :t, :t, 1, 'AC', :r, :f)"),
+                    {"id": f"s{i}", "p": P1, "kind": kind, "sha": "0" * 64, "t": utcnow(), "r": doc, "f": full})
+        upgrade(database)
+        with database.engine.connect() as conn:
+            rows = dict((r[0], r[1:]) for r in conn.execute(text(
+                "SELECT kind, full_report IS NULL, stored_bytes FROM submissions")).all())
+    finally:
+        database.close()
+    assert rows["run"][0] and not rows["submit"][0]
+    assert rows["run"][1] == len("x = 1") + len(doc) and rows["submit"][1] > rows["run"][1]

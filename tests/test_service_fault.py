@@ -13,7 +13,7 @@ import httpx
 from service_support import P1, Server, corpus, db_url, make_user, postgres, wait_done  # noqa: F401
 from sqlalchemy import select
 
-from grader.service.models import Submission, Worker
+from grader.service.models import REPORT_COLUMNS, Submission, Worker
 from grader.service.orphans import _members
 from grader.service.server import open_database
 
@@ -92,7 +92,7 @@ def test_a_killed_server_loses_and_duplicates_nothing(db_url):  # noqa: F811
     assert not [g for g in zygotes if _members(g)]  # the dead server's sandboxes were ended, not left to run
     db = open_database(db_url)
     with db.read() as s:
-        rows = s.scalars(select(Submission)).all()
+        rows = s.scalars(select(Submission).options(*REPORT_COLUMNS)).all()
     db.close()
     assert len(rows) == len(FILES)  # none lost, none duplicated
     assert all(r.status == "done" and r.report is not None for r in rows)
@@ -128,7 +128,7 @@ def test_a_stopped_server_ends_its_sandboxes_and_requeues_the_grade_uncounted(tm
     assert zygotes and not [g for g in zygotes if _members(g)]
     db = open_database(url)
     with db.read() as s:
-        row = s.scalar(select(Submission).where(Submission.id == sid))
+        row = s.scalar(select(Submission).options(*REPORT_COLUMNS).where(Submission.id == sid))
         workers = s.scalars(select(Worker)).all()
     db.close()
     assert (row.status, row.attempts, row.verdict, row.claimed_by) == ("queued", 0, None, None)
@@ -149,7 +149,7 @@ def test_a_stopped_server_lets_a_grade_that_ends_within_the_grace_finish_and_rec
     server.log.close()
     db = open_database(url)
     with db.read() as s:
-        row = s.scalar(select(Submission).where(Submission.id == sid))
+        row = s.scalar(select(Submission).options(*REPORT_COLUMNS).where(Submission.id == sid))
         workers = s.scalars(select(Worker)).all()
     db.close()
     assert (row.status, row.verdict, row.attempts) == ("done", "TLE", 1)  # graded once, not requeued

@@ -1,6 +1,11 @@
-"""The grading pipeline, stage by stage:
-problem -> submission -> static checks -> sandbox run -> runtime checks ->
-output checks -> verdict -> (feedback) -> report."""
+"""The grading pipeline, stage by stage, in the order ``_grade`` runs them:
+problem -> submission -> static checks -> sandbox run -> output checks (each case,
+``judge_case``) -> runtime checks -> verdict -> (feedback) -> report.
+
+A ``CE`` or ``RJ`` from the static checks ends the grade before anything runs. Runtime
+requirements are judged only on evidence from runs that completed, after the cases'
+output checks (the dependence probe once every case passed). [`grade`][grader.judge.pipeline.grade]
+always returns a report."""
 from __future__ import annotations
 
 import random
@@ -26,6 +31,7 @@ from .verdict import (
     Judged,
     case_outcome,
     checks_outcome,
+    ended_by,
     first_failure,
     judge_case,
     load_outcome,
@@ -38,6 +44,17 @@ if TYPE_CHECKING:
 
 @dataclass
 class Graded:
+    """The outcome of one grade.
+
+    Attributes:
+        report: the report with hidden cases reduced: what a learner may see, and what
+            `grader grade` prints.
+        run: what the sandbox returned (`None` when the grade ended before the run).
+        excess: per case id, the worst error as a fraction of the tolerance (for the
+            cases that got that far): what `grader validate` warns about.
+        judged: each case's verdict with its full report (hidden data included).
+    """
+
     report: Report  # hidden cases reduced: what a learner may see
     run: RunResult | None
     excess: dict[str, float] | None = None  # case id -> worst error / tolerance (cases that got that far)
@@ -108,9 +125,11 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
         run.phase_failures["child"] = "crash"  # it stopped without saying so: never a pass
     # Runtime requirements are judged on evidence from runs that completed; a submission
     # that crashes on every case is told about the crash, not about its transforms.
+    # A case that ended the process (a limit, a crash) took everything the child sends
+    # after the cases with it: those rules fail with that case's verdict, as consequences.
     completed = any(c.status == "ok" for c in run.cases.values())
     all_passed = all(j.report.verdict == Verdict.AC.value for j in judged)
-    runtime = check_runtime(run, problem, (table, plan), all_passed) if completed else []
+    runtime = check_runtime(run, problem, (table, plan), all_passed, ended_by(run, judged)) if completed else []
     ended = [missing_evidence(run, phase, "complete run") for phase in run.phase_failures]
     public_view = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
     overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended),

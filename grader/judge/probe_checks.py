@@ -16,6 +16,7 @@ from .results import CheckResult
 
 if TYPE_CHECKING:
     from .probe_table import ProbeTable
+    from .verdict import Ending
 
 # How a phase of the child ended -> the verdict and reason its missing evidence gets.
 _PHASE_VERDICT = {"timeout": (Verdict.TLE, "time"), "mle": (Verdict.MLE, "memory"),
@@ -24,24 +25,33 @@ _PHASE_WORDS = {"sizes": "measuring the program's size", "runtime": "collecting 
                 "probe": "the dependence probe", "child": "finishing the run"}
 
 
-def missing_evidence(run: RunResult, phase: str, what: str) -> CheckResult:
-    """A rule whose evidence never came back: the resource verdict of the phase that
-    failed, or RJ when nothing says why."""
+def missing_evidence(run: RunResult, phase: str, what: str, ending: "Ending | None" = None,
+                     name: str | None = None) -> CheckResult:
+    """A rule (``name``, else ``what``) whose evidence never came back: the verdict of
+    the phase, or of the case, whose end took the evidence with it; RJ when nothing says
+    why. Never a pass."""
     failed = run.phase_failures.get(phase) or run.phase_failures.get("child")
     if failed:
         verdict, reason = _PHASE_VERDICT.get(failed, (Verdict.RE, "crash"))
         where = _PHASE_WORDS.get(phase if phase in run.phase_failures else "child", phase)
-        return CheckResult(what, False, f"the sandboxed process ended ({failed}) during {where}, so the judge has no "
-                           f"{what}", verdict.value, reason)
-    return CheckResult(what, False, f"the judge received no {what}; the requirement is not met")
+        return CheckResult(name or what, False, f"the sandboxed process ended ({failed}) during {where}, so the judge "
+                           f"has no {what}", verdict.value, reason)
+    if ending is not None:
+        return CheckResult(name or what, False, ending.consequence(what), ending.verdict.value, ending.reason)
+    return CheckResult(name or what, False, f"the judge received no {what}; the requirement is not met")
 
 
-def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] = frozenset()) -> list[CheckResult]:
+def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] = frozenset(),
+                     ending: "Ending | None" = None) -> list[CheckResult]:
+    """Failures seen on the evidence that came back stay RJ even when a case then ended
+    the process (the size measurement runs before the cases); a pass on what came back
+    is no pass when the programs of the case that ended it, and of those after it, are
+    unknown."""
     if not req.vectorized:
         return []
     dims = "/".join(req.vectorized)
     if "sizes" in run.phase_failures or ("child" in run.phase_failures and not run.sizes):
-        return [missing_evidence(run, "sizes", "measurement of the program at two batch sizes")]
+        return [missing_evidence(run, "sizes", "measurement of the program at two batch sizes", ending, "vectorized")]
     sizes = run.sizes[:2]
     if len(sizes) < 2 or any(s.get("eqns") is None or s.get("size") is None for s in sizes):
         why = next((s.get("error") for s in sizes if s.get("error")), None)
@@ -58,6 +68,8 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
     # ones, must be alike (beyond what shapes alone change), compared in one unit. Sizes
     # of hidden cases decide the rule but never reach the message.
     programs = {cid: c.program for cid, c in run.cases.items() if c.status == "ok" and c.program}
+    if not programs and ending is not None:
+        return [missing_evidence(run, "case", "size of the programs that computed the cases", ending, "vectorized")]
     if not programs:
         return [CheckResult("vectorized", False, "no case reported the size of its program; the requirement is "
                             "not met")]
@@ -74,6 +86,9 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
                                 f"others and from the program measured ({measured}): it does more or less work for "
                                 f"other sizes than the measurement saw. Express the work over {dims} with a transform "
                                 f"so that one program serves every size")]
+    if ending is not None:
+        return [missing_evidence(run, "case", f"size of the programs that computed that case and the ones after it; "
+                                 f"the rest do not change with {dims} ({measured})", ending, "vectorized")]
     return [CheckResult("vectorized", True, f"the program does not change with {dims} ({measured})")]
 
 
@@ -94,7 +109,7 @@ def _leaf(tree, dotted: str):
 
 
 def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None",
-                     plan: list[tuple[int, tuple[str, ...]]]) -> list[CheckResult]:
+                     plan: list[tuple[int, tuple[str, ...]]], ending: "Ending | None" = None) -> list[CheckResult]:
     """``plan`` pairs each perturbation the run applied (in the request's order) with its
     index in the table and the cases rerun under it: one drawn per grade, all of them in
     ``validate``. Every one must be followed."""
@@ -104,20 +119,21 @@ def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None
     name = "results come from the transforms"
     source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
     if table is None or not plan or not all(ids for _, ids in plan):
-        return [missing_evidence(run, "probe", "rerun under the dependence probe")]
+        return [missing_evidence(run, "probe", "rerun under the dependence probe", ending, name)]
     if "probe" in run.phase_failures:
         return [CheckResult(name, False, f"the rerun with the result of {source} perturbed was stopped "
                             f"({run.phase_failures['probe']}); honest code runs it like any case")]
     for applied, (factor, ids) in enumerate(plan):
         which = f", perturbation {factor} of the table" if len(plan) > 1 else ""
-        failed = _follows(run, problem, table, applied, factor, ids, name, source, which)
+        failed = _follows(run, problem, table, applied, factor, ids, name, source, which, ending)
         if failed:
             return [failed]
     return [CheckResult(name, True, f"every required output follows the result of {source}")]
 
 
 def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int, factor: int,
-             ids: tuple[str, ...], name: str, source: str, which: str) -> CheckResult | None:
+             ids: tuple[str, ...], name: str, source: str, which: str,
+             ending: "Ending | None" = None) -> CheckResult | None:
     """Why the outputs under one perturbation do not follow it, or None when they do."""
     req = problem.meta.requirements
     specs = {".".join(o.path): o for o in problem.meta.outputs}
@@ -128,7 +144,7 @@ def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int
         where = "a hidden case" if cid in hidden else f"case {cid}"
         sub = subs.get(cid)
         if sub is None:
-            return missing_evidence(run, "probe", "rerun under the dependence probe")
+            return missing_evidence(run, "probe", "rerun under the dependence probe", ending, name)
         if sub.status != "ok":
             return CheckResult(name, False, f"with the result of {source} perturbed, the code ended with "
                                f"'{sub.status}' on {where}{which}; computed from the transform, it would simply follow")

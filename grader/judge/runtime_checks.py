@@ -4,14 +4,20 @@ The child records which watched callables were invoked and how the traced
 functions nested (``instrument``), and whether the entry ran under jax.jit. Here,
 in the trusted judge, that record is held against the problem's
 ``[requirements]``. Evidence that is missing (the record never came back, the
-child died collecting it) fails every rule that needs it: never a pass.
+child died collecting it, a case ended the process before it) fails every rule that
+needs it: never a pass.
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ..problem import Problem, Requirements
 from ..sandbox.request import RunResult
 from .probe_checks import check_dependence, check_vectorized, missing_evidence
 from .results import CheckResult
+
+if TYPE_CHECKING:
+    from .verdict import Ending
 
 
 def _is_subsequence(needle: tuple[str, ...], hay: list[str]) -> bool:
@@ -25,24 +31,31 @@ def _lines(calls: dict, name: str) -> str:
 
 
 def check_runtime(run: RunResult, problem: Problem, probe: tuple | None = None,
-                  all_passed: bool = False) -> list[CheckResult]:
+                  all_passed: bool = False, ending: "Ending | None" = None) -> list[CheckResult]:
     """Every runtime rule of the problem, judged on the run's evidence. The dependence
     probe, ``(table, [(factor index, case ids), ...])``, is judged only when every case passed:
     it tells a decoy from honest code, and a submission with a failing case is told
-    about that case instead."""
+    about that case instead. ``ending``: the case that ended the process, if one did
+    (see ``verdict.ended_by``)."""
     req = problem.meta.requirements
-    results = check_record(run, req)
-    results += check_vectorized(run, req, frozenset(c.id for c in problem.cases if c.hidden))
+    results = check_record(run, req, ending)
+    results += check_vectorized(run, req, frozenset(c.id for c in problem.cases if c.hidden), ending)
     if all_passed and probe is not None:
-        results += check_dependence(run, problem, *probe)
+        results += check_dependence(run, problem, *probe, ending)
     return results
 
 
-def check_record(run: RunResult, req: Requirements) -> list[CheckResult]:
+def _rule_names(req: Requirements) -> list[str]:
+    return ([f"calls {name}" for name in req.calls] + [" of ".join(rule) for rule in req.nest]
+            + [f"never calls {name}" for name in req.forbid] + (["traced under jax.jit"] if req.traced else []))
+
+
+def check_record(run: RunResult, req: Requirements, ending: "Ending | None" = None) -> list[CheckResult]:
     if not (req.calls or req.nest or req.forbid or req.traced):
         return []
-    if run.runtime is None:
-        return [missing_evidence(run, "runtime", "record of the transforms it ran")]
+    if run.runtime is None:  # every rule that needs the record fails, each under its own name
+        return [missing_evidence(run, "runtime", "record of the transforms it ran", ending, name)
+                for name in _rule_names(req)]
     calls = run.runtime.get("calls", {}) if isinstance(run.runtime.get("calls"), dict) else {}
     nests = [list(map(str, n)) for n in run.runtime.get("nests", []) if isinstance(n, list)]
     overflow = run.runtime.get("overflow") is True

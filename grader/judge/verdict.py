@@ -11,7 +11,7 @@ from ..common.verdicts import Verdict
 from ..problem import Case, Problem
 from ..problem.inputs import check_input, typed_input
 from ..report.model import CaseReport
-from ..sandbox.request import CaseRun
+from ..sandbox.request import CaseRun, RunResult
 from ..sandbox.wire import to_plain
 from .output_checks import CheckContext, Mismatch, run_checks, tree_diff
 from .results import CheckResult
@@ -26,6 +26,42 @@ RUN_STATUS = {
     "bad_output": (Verdict.WA, "type"),
     "no_entry": (Verdict.CE, "no_entry"),
 }
+
+
+# Statuses the judge's side gives the case that was running when the process ended
+# (the child reports "mle" and "ole" itself too, and then goes on to the next case).
+_ENDS_PROCESS = ("timeout", "mle", "ole", "crash")
+_HOW_IT_ENDED = {Verdict.TLE: "was ended by the time limit", Verdict.MLE: "was ended by the memory limit",
+                 Verdict.OLE: "was ended by the output limit"}
+
+
+@dataclass(frozen=True)
+class Ending:
+    """The case whose run ended the sandboxed process, in the words a learner may see:
+    its verdict, and where it happened ("a hidden case", never a hidden id)."""
+
+    verdict: Verdict
+    reason: str
+    where: str
+
+    def consequence(self, what: str) -> str:
+        how = _HOW_IT_ENDED.get(self.verdict, "crashed")
+        return f"the sandboxed process {how} on {self.where}, so the judge has no {what}"
+
+
+def ended_by(run: RunResult, judged: list["Judged"]) -> Ending | None:
+    """The case during which the process ended, if one did. Everything the child sends
+    after the cases (the runtime record, the probe reruns) then never came, and the rules
+    that need it fail with this case's verdict: the limit is the cause, the missing
+    evidence its consequence. None when a phase owns the failure, or nothing says why."""
+    if run.complete or run.phase_failures or run.runtime is not None:
+        return None
+    ran = [j for j in judged if run.cases[j.case.id].status != "not_run"]
+    if not ran or run.cases[ran[-1].case.id].status not in _ENDS_PROCESS:
+        return None
+    last = ran[-1]
+    return Ending(Verdict(last.report.verdict), last.report.reason,
+                  "a hidden case" if last.case.hidden else f"case {last.case.id}")
 
 
 @dataclass(frozen=True)

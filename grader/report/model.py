@@ -1,4 +1,4 @@
-"""Stage 7: the verdict report, as typed data.
+"""The last stage: the verdict report, as typed data.
 
 Hidden cases are reduced here, in one place, to id, verdict, reason code and
 a stock sentence: never their inputs, expected values, or what the submission
@@ -23,6 +23,8 @@ HIDDEN_MESSAGES = {
 
 @dataclass
 class CheckLine:
+    """One static or runtime check: its name, whether it passed, and the judge's message."""
+
     name: str
     passed: bool
     message: str
@@ -30,6 +32,11 @@ class CheckLine:
 
 @dataclass
 class CaseReport:
+    """One case's result. A hidden case (``visibility == "hidden"``) carries only its id,
+    verdict, reason code, a stock message, its time and, when feedback found them, a
+    misconception hint and its cost: ``input``, ``expected``, ``got``, ``worst``, ``diff``
+    and ``stdout`` stay ``None`` (see [`hidden_view`][grader.report.model.hidden_view])."""
+
     id: str
     visibility: str
     verdict: str
@@ -48,6 +55,19 @@ class CaseReport:
 
 @dataclass
 class Report:
+    """The verdict report of one grade: what every format renders (text, JSON, JUnit,
+    Gradescope, Markdown) and what [`grader.api`][grader.api] returns.
+
+    ``verdict`` is the overall verdict code (``AC``, ``WA``, ``RJ``, ``CE``, ``RE``,
+    ``TLE``, ``MLE``, ``OLE``, ``IE``) and ``verdict_title`` its name; ``reason`` and
+    ``message`` say why. ``passed`` of ``total`` cases passed. ``sandbox`` holds the
+    OS layers applied (``layers``) and those the machine lacks (``unavailable``, with the
+    reason). ``hint`` is the first misconception hint of the cases, ``counterexample`` a
+    generated input that fails, when only hidden cases failed. ``problem_version`` and
+    ``judge_version`` say which problem and which judge produced the verdict.
+    [`to_json`][grader.report.model.Report.to_json] gives, as data, the document that
+    ``grader grade --format json`` prints and ``grader schema`` describes."""
+
     problem: str
     submission: str
     verdict: str
@@ -65,16 +85,24 @@ class Report:
     counterexample: dict | None = None
     problem_version: str = ""  # content hash of the problem folder (cases, metadata, files)
     judge_version: str = ""
+    # Values the service stored as summaries because they were too large to read
+    # (``report.stored``): "case ID: got" and the like.
+    summarized: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """The report as JSON-ready data (non-finite floats made safe)."""
         return json_safe(asdict(self))
 
 
 def hidden_view(case: CaseReport) -> CaseReport:
+    """A hidden case reduced to id, verdict, reason code and the stock sentence of that
+    reason (``HIDDEN_MESSAGES``), with its time, hint and cost: never its input, expected
+    value, output, printed text or exception message."""
     reason = case.reason
     message = HIDDEN_MESSAGES.get(reason, "an input was modified" if reason.endswith("_mutated") else "failed")
     return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms, hint=case.hint, cost=case.cost)
 
 
 def render_json(report: Report) -> str:
+    """The ``--format json`` document."""
     return json.dumps(json_safe(report.to_json()), indent=2, allow_nan=False, default=str)

@@ -117,6 +117,8 @@ def render_text(report: Report, console=None) -> None:
         con.print(f"  input:    {_e(_fmt(ce['input'], 800))}")
         con.print(f"  expected: {_e(_fmt(ce['expected'], 800))}")
         con.print(f"  got:      {_e(_fmt(ce['got'], 800))}")
+    if report.summarized:
+        con.print(f"\n  too large to keep in full, stored as summaries: {_e(', '.join(report.summarized))}")
     costed = [c for c in report.cases if c.cost]
     if costed:
         con.print("\n[bold]Cost per case[/bold] (ms; wall-clock on a shared machine, so noisy):")

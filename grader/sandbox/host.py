@@ -143,10 +143,12 @@ def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info
     killed, sig, code = exit_info.get("killed"), exit_info.get("signal"), exit_info.get("code")
     if killed is None and sig is None and code == 0:
         return
-    if killed in ("timeout", "budget") or sig in _SIGNAL_TLE:
-        status = "timeout"
-    elif killed == "ole":
+    # The zygote's own reason comes first: it ends the child with SIGKILL whatever the
+    # reason, so the signal alone means a time limit only when the zygote named none.
+    if killed == "ole":
         status = "ole"
+    elif killed in ("timeout", "budget") or (killed is None and sig in _SIGNAL_TLE):
+        status = "timeout"
     elif code == 70 and not locked:
         result.judge_error = "the sandboxed child failed before running the submission"
         return

@@ -1,5 +1,6 @@
 """Who may enqueue what, now: the global queue cap (503), the per-learner cap on
-pending jobs and the Run and Submit token buckets (429). Everything is decided in
+pending jobs, the storage its submissions of the last day hold, and the Run and Submit
+token buckets (429). Everything is decided in
 the transaction that inserts the row, after locking the learner's user row on
 PostgreSQL, so two requests of one learner cannot both pass a check meant for one.
 Instructors pass the learner checks, not the queue cap. Rows an instructor's rejudge
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 from . import jobs
 from .accounts import Principal
 from .config import Quotas
-from .models import Submission, User
+from .models import Submission, User, utcnow
 from .ratelimit import Refused, take
 
 
@@ -51,6 +52,11 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
             if pending >= limits.pending_per_learner:
                 raise Refused(429, f"you have {pending} submission(s) waiting; at most "
                                    f"{limits.pending_per_learner} may wait at once", _estimate_wait(s, 1, workers))
+            used, oldest = jobs.stored_today(s, who.user_id)
+            if used >= limits.storage_per_day:
+                wait = (oldest + jobs.DAY - utcnow()).total_seconds() if oldest else 3600.0
+                raise Refused(429, f"storage limit: your submissions of the last 24 hours store {used / 2**20:.1f} MiB, "
+                                   f"at most {limits.storage_per_day / 2**20:.0f} MiB; try again later", max(60.0, wait))
             take(s, who.user_id, kind, limits)
         sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor)
     return Admitted(sub, True)

@@ -52,6 +52,15 @@ def _forwarded(value: str | None) -> str | None:
         raise click.BadParameter(str(exc), param_hint="'--forwarded-allow-ips'") from None
 
 
+def _size(value: str) -> int:
+    from .config import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--storage-per-day'") from None
+
+
 def _rate(value: str):
     from .config import parse_rate
 
@@ -77,6 +86,9 @@ def _rate(value: str):
               help="Submissions one learner may have waiting or running.")
 @click.option("--queue-cap", type=click.IntRange(1, 10_000_000), default=500, show_default=True,
               help="Queued submissions beyond which new ones get 503.")
+@click.option("--storage-per-day", "storage", default="32MiB", show_default=True, metavar="SIZE",
+              help="What one learner's submissions of the last 24 hours may store (sources and reports): "
+                   "N, NKiB, NMiB or NGiB.")
 @click.option("--max-attempts", type=click.IntRange(1, 20), default=3, show_default=True,
               help="Claims of one submission (its worker dying each time) before it is IE.")
 @click.option("--stale-seconds", type=click.FloatRange(3, 3600), default=15.0, show_default=True,
@@ -86,8 +98,13 @@ def _rate(value: str):
 @click.option("--forwarded-allow-ips", "forwarded", default=None, metavar="IPS",
               help="Behind a proxy: its addresses (comma-separated, or *), whose X-Forwarded-For and "
                    "X-Forwarded-Proto are believed. Default: those headers are ignored.")
+@click.option("--max-streams-per-learner", "streams_per_learner", type=click.IntRange(1, 10_000), default=8,
+              show_default=True, help="Event streams (/events) one account may hold open at once; past it 429.")
+@click.option("--max-streams", "streams_total", type=click.IntRange(1, 1_000_000), default=1000,
+              show_default=True, help="Event streams the server holds open in all; past it 503.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
-          max_pending, queue_cap, max_attempts, stale_seconds, shutdown_grace, forwarded) -> None:
+          max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
+          streams_per_learner, streams_total) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Quotas, ServiceConfig, default_db_url
 
@@ -96,14 +113,15 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
     limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
-                    queue_cap=queue_cap)
+                    queue_cap=queue_cap, storage_per_day=_size(storage))
     trusted = _forwarded(forwarded)
     db = _open(db_url)
     db.close()
     config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
                            scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
                            quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
-                           shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted)
+                           shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted,
+                           streams_per_learner=streams_per_learner, streams_total=streams_total)
     from .server import serve as run
 
     run(config, explicit_db=db_url is not None)

@@ -43,6 +43,17 @@ def parse_rate(text: str) -> Rate:
     return Rate(int(m.group(1)), scale * _PERIODS[m.group(3)])
 
 
+_UNITS = {"": 1, "b": 1, "kib": 2**10, "kb": 10**3, "mib": 2**20, "mb": 10**6, "gib": 2**30, "gb": 10**9}
+
+
+def parse_size(text: str) -> int:
+    """``"32MiB"`` -> 33554432 bytes. Raises ValueError with a message fit for the command line."""
+    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS or int(m.group(1)) < 1:
+        raise ValueError(f"{text!r}: a size is N, NKiB, NMiB or NGiB with N >= 1 (e.g. 32MiB)")
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
 def parse_forwarded_ips(text: str) -> str:
     """``--forwarded-allow-ips``: comma-separated addresses or networks (or ``*``) of the
     proxies whose X-Forwarded-For and X-Forwarded-Proto are believed. Raises ValueError:
@@ -74,6 +85,10 @@ class Quotas:
     submit: Rate = field(default_factory=lambda: Rate(5, 300.0))
     pending_per_learner: int = 3
     queue_cap: int = 500
+    # What one learner's submissions of the last 24 hours may store (sources and stored
+    # reports): an ordinary Run stores about 4 KB and a Submit about 50 KB, so honest work
+    # stays far below; a flood of large sources stops here (429).
+    storage_per_day: int = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -97,3 +112,6 @@ class ServiceConfig:
     # None: X-Forwarded-* headers are ignored, so no client can pick the address its login
     # attempts are counted under, nor claim HTTPS; else the proxies trusted to set them.
     forwarded_allow_ips: str | None = None
+    # Open /events streams: per account (instructors alike; 429 past it) and in all (503).
+    streams_per_learner: int = 8
+    streams_total: int = 1000

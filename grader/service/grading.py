@@ -1,7 +1,8 @@
 """One claimed job, graded with the judge's own pipeline: ``run`` grades the public
 cases, ``submit`` every case. The learner's report is ``Graded.report`` (hidden cases
 reduced exactly as ``grader grade`` reduces them); instructors get
-``Graded.full_report()``. Reports come back from the database as JSON and are
+``Graded.full_report()``. Both are stored bounded (``report.stored``: values too large
+to read become summaries). Reports come back from the database as JSON and are
 rendered with the judge's formats."""
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .. import __version__
 from ..common.verdicts import Verdict
 from ..problem import Problem, ProblemError, find_problem
 from ..report.model import CaseReport, CheckLine, Report
+from ..report.stored import bound_report
 from .jobs import Outcome
 
 if TYPE_CHECKING:
@@ -39,8 +41,11 @@ def grade_problem(problem: Problem, kind: str, source: str, sub_id: str, sandbox
     graded = grade(problem, parse_source(source, submission_name(sub_id)), sandbox, cases=cases,
                    feedback=feedback_for(feedback), strict=strict)
     report = graded.report
-    return Outcome(report.verdict, report.passed, report.total, report.to_json(), graded.full_report().to_json(),
-                   report.problem_version, report.judge_version)
+    inputs = {".".join(i.path): i.dtype or i.kind for i in problem.meta.inputs}
+    outputs = {".".join(o.path): o.dtype for o in problem.meta.outputs}
+    learner, full = (bound_report(r.to_json(), inputs, outputs) for r in (report, graded.full_report()))
+    return Outcome(report.verdict, report.passed, report.total, learner, full, report.problem_version,
+                   report.judge_version)
 
 
 def ie_outcome(problem_id: str, kind: str, sub_id: str, message: str) -> Outcome:

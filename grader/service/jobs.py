@@ -8,15 +8,17 @@ that still holds the claim (``status='running' AND claimed_by=me``): a worker
 presumed dead whose row was requeued and claimed again cannot write a second result."""
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, tuple_, update
-from sqlalchemy.orm import Session
+from sqlalchemy import case, delete, func, select, tuple_, update
+from sqlalchemy.orm import Session, undefer
 
+from ..report.stored import storable
 from .models import Submission, Worker, utcnow
 from .ratelimit import refund
 
@@ -35,6 +37,10 @@ class Job:
     source: str
     attempts: int
 
+    @property
+    def source_bytes(self) -> int:
+        return len(self.source.encode("utf-8", "surrogatepass"))
+
 
 def new_id() -> str:
     return secrets.token_urlsafe(16)  # 128 random bits
@@ -45,21 +51,26 @@ def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, sour
     now = utcnow()
     sub = Submission(id=new_id(), user_id=user_id, problem=problem, kind=kind, source=source,
                      source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=OWN,
-                     created_at=now, queued_at=now, attempts=0)
+                     created_at=now, queued_at=now, attempts=0, stored_bytes=len(source.encode("utf-8")))
     s.add(sub)
     s.flush()
     return sub
 
 
-def claim(db, worker_id: str) -> Job | None:
+def claim(db, worker_id: str, max_attempts: int | None = None) -> Job | None:
+    """The first queued row that has attempts left (a row that used them is finished as
+    IE by ``fail_exhausted``, never claimed again)."""
     now = utcnow()
     order = (Submission.priority, Submission.queued_at, Submission.pk)
-    first = select(Submission.pk).where(Submission.status == "queued").order_by(*order).limit(1)
+    claimable = [Submission.status == "queued"]
+    if max_attempts is not None:
+        claimable.append(Submission.attempts < max_attempts)
+    first = select(Submission.pk).where(*claimable).order_by(*order).limit(1)
     if db.dialect == "postgresql":
         first = first.with_for_update(skip_locked=True)
     with db.write() as s:
         rows = s.execute(
-            update(Submission).where(Submission.pk == first.scalar_subquery(), Submission.status == "queued")
+            update(Submission).where(Submission.pk == first.scalar_subquery(), *claimable)
             .values(status="running", attempts=Submission.attempts + 1, claimed_by=worker_id, started_at=now)
             .returning(Submission.pk, Submission.id, Submission.problem, Submission.kind, Submission.source,
                        Submission.attempts),
@@ -76,10 +87,30 @@ class Outcome:
     verdict: str
     passed: int
     total: int
-    report: dict
-    full_report: dict
+    report: dict  # what the learner may see
+    full_report: dict  # hidden cases in full (the same as ``report`` for a Run)
     problem_version: str
     judge_version: str
+
+    def __post_init__(self) -> None:
+        # Whatever produced it (a local grade, a Dask worker, the service's own IE), what is
+        # stored is storable on every database: NUL escaped in every string and key.
+        self.report, self.full_report = storable(self.report), storable(self.full_report)
+
+    def stored_full(self) -> dict | None:
+        """The full view as stored: None when it equals the learner's (a Run), read back
+        as the learner's (``Submission.view``): one stored copy per view that differs."""
+        return None if self.full_report == self.report else self.full_report
+
+
+def _doc_bytes(doc: dict | None) -> int:
+    return 0 if doc is None else len(json.dumps(doc, separators=(",", ":")).encode())
+
+
+def stored_bytes(source: str | None, out: Outcome) -> int:
+    """What a finished row holds for its learner: source and stored views, as JSON bytes."""
+    return len((source or "").encode("utf-8", "surrogatepass")) + _doc_bytes(out.report) + \
+        _doc_bytes(out.stored_full())
 
 
 def _refund_if_free(s: Session, user_id: int, kind: str, charged: bool, verdict: str, limits) -> None:
@@ -97,8 +128,9 @@ def finish(db, job: Job, worker_id: str, outcome: Outcome, limits=None, sandbox:
             update(Submission).where(Submission.pk == job.pk, Submission.status == "running",
                                      Submission.claimed_by == worker_id)
             .values(status="done", finished_at=now, verdict=outcome.verdict, passed=outcome.passed,
-                    total=outcome.total, report=outcome.report, full_report=outcome.full_report,
-                    problem_version=outcome.problem_version, judge_version=outcome.judge_version)
+                    total=outcome.total, report=outcome.report, full_report=outcome.stored_full(),
+                    problem_version=outcome.problem_version, judge_version=outcome.judge_version,
+                    stored_bytes=job.source_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()))
             .returning(Submission.user_id, Submission.kind, Submission.charged),
             execution_options={"synchronize_session": False}).all()
         values = dict(busy_with=None, heartbeat_at=now)
@@ -182,23 +214,42 @@ def reap(db, me: str, stale_seconds: float, max_attempts: int, ie_outcome, limit
         dead = {w.id for w in workers if _dead(w, me, now - timedelta(seconds=stale_seconds))}
         zygotes = [w.zygote_pid for w in workers if w.id in dead and w.host == HOST and w.zygote_pid]
         live = {w.id for w in workers} - dead
-        held = s.scalars(select(Submission).where(Submission.status == "running")).all()
+        held = s.scalars(select(Submission).where(Submission.status == "running")
+                         .options(undefer(Submission.source))).all()
         for row in held:
             if row.claimed_by in live:
                 continue
             if row.attempts >= max_attempts:
-                out = ie_outcome(row)
-                row.status, row.finished_at, row.verdict = "done", now, out.verdict
-                row.passed, row.total, row.report, row.full_report = out.passed, out.total, out.report, out.full_report
-                row.problem_version, row.judge_version = out.problem_version, out.judge_version
-                _refund_if_free(s, row.user_id, row.kind, row.charged, out.verdict, limits)
+                _finish_row(s, row, ie_outcome(row), now, limits)
                 failed += 1
             else:
                 row.status, row.claimed_by, row.started_at = "queued", None, None
                 requeued += 1
         if dead:
             s.execute(delete(Worker).where(Worker.id.in_(dead)))
-    return requeued, failed, zygotes
+    return requeued, failed + fail_exhausted(db, max_attempts, ie_outcome, limits), zygotes
+
+
+def _finish_row(s: Session, row: Submission, out: Outcome, now: datetime, limits) -> None:
+    row.status, row.finished_at, row.verdict, row.claimed_by = "done", now, out.verdict, None
+    row.passed, row.total, row.report, row.full_report = out.passed, out.total, out.report, out.stored_full()
+    row.problem_version, row.judge_version = out.problem_version, out.judge_version
+    row.stored_bytes = stored_bytes(row.source, out)
+    _refund_if_free(s, row.user_id, row.kind, row.charged, out.verdict, limits)
+
+
+def fail_exhausted(db, max_attempts: int, ie_outcome, limits=None) -> int:
+    """Queued rows that used every attempt (a worker that could not record them handed
+    them back, or a server before this rule left them) are finished as IE: no claim picks
+    them, and they must not wait for ever."""
+    now = utcnow()
+    with db.write() as s:
+        rows = s.scalars(select(Submission).where(Submission.status == "queued",
+                                                  Submission.attempts >= max_attempts)
+                         .options(undefer(Submission.source))).all()
+        for row in rows:
+            _finish_row(s, row, ie_outcome(row), now, limits)
+    return len(rows)
 
 
 # ------------------------------------------------------------------ views
@@ -227,16 +278,45 @@ def pending(s: Session, user_id: int) -> int:
         Submission.priority == OWN)) or 0)
 
 
+DAY = timedelta(hours=24)
+
+
+def stored_today(s: Session, user_id: int) -> tuple[int, datetime | None]:
+    """Bytes the learner's submissions of the last 24 hours store, and when the oldest of
+    them leaves that window."""
+    since = utcnow() - DAY
+    used, oldest = s.execute(select(func.coalesce(func.sum(Submission.stored_bytes), 0), func.min(Submission.created_at))
+                             .where(Submission.user_id == user_id, Submission.created_at > since)).one()
+    return int(used or 0), _aware(oldest)
+
+
+def storage_by_learner(s: Session, limit: int = 10) -> list[tuple[int, str, int, int]]:
+    """The learners who store the most: (user id, email, bytes in the last 24 hours, bytes in all)."""
+    from .models import User
+
+    since = utcnow() - DAY
+    recent = func.coalesce(func.sum(case((Submission.created_at > since, Submission.stored_bytes), else_=0)), 0)
+    total = func.coalesce(func.sum(Submission.stored_bytes), 0)
+    rows = s.execute(select(User.id, User.email, recent, total).join(Submission, Submission.user_id == User.id)
+                     .group_by(User.id, User.email).order_by(total.desc()).limit(limit)).all()
+    return [(int(u), e, int(r or 0), int(t or 0)) for u, e, r, t in rows]
+
+
+def _aware(t) -> datetime | None:
+    """An aggregate skips the column type on SQLite: its value comes back as a naive string."""
+    if t is None or isinstance(t, datetime) and t.tzinfo is not None:
+        return t
+    from datetime import timezone
+
+    return datetime.fromisoformat(str(t)).replace(tzinfo=timezone.utc)
+
+
 def stats(s: Session, stale_seconds: float) -> dict:
     now = utcnow()
     counts = dict(s.execute(select(Submission.status, func.count()).group_by(Submission.status)).all())
     by_kind = dict(s.execute(select(Submission.kind, func.count()).where(Submission.status == "queued")
                              .group_by(Submission.kind)).all())
-    oldest = s.scalar(select(func.min(Submission.queued_at)).where(Submission.status == "queued"))
-    if oldest is not None and oldest.tzinfo is None:  # an aggregate skips the column type on SQLite
-        from datetime import timezone
-
-        oldest = datetime.fromisoformat(str(oldest)).replace(tzinfo=timezone.utc)
+    oldest = _aware(s.scalar(select(func.min(Submission.queued_at)).where(Submission.status == "queued")))
     workers = s.scalars(select(Worker)).all()
     alive = [w for w in workers if w.heartbeat_at >= now - timedelta(seconds=stale_seconds)]
     return {"depth": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),

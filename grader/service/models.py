@@ -24,7 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, undefer
 
 
 def utcnow() -> datetime:
@@ -52,7 +52,8 @@ class UTCDateTime(TypeDecorator):
         return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
-JsonDoc = JSON().with_variant(JSONB(), "postgresql")
+# None is SQL NULL, not the JSON text "null": a Run's absent full view must read as IS NULL.
+JsonDoc = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 
 STATUSES = ("queued", "running", "done")
 KINDS = ("run", "submit")
@@ -106,6 +107,7 @@ class Submission(Base):
         Index("ix_submissions_queue", "status", "priority", "queued_at", "pk"),
         Index("ix_submissions_user", "user_id", "pk"),
         Index("ix_submissions_problem", "problem", "kind"),
+        Index("ix_submissions_user_created", "user_id", "created_at"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -113,7 +115,9 @@ class Submission(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     problem: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(8))
-    source: Mapped[str] = mapped_column(Text)
+    # Deferred: a list view never loads what a learner sent or got back, only the
+    # columns it shows; one submission's view asks for them (``REPORT_COLUMNS``).
+    source: Mapped[str] = mapped_column(Text, deferred=True)
     source_sha256: Mapped[str] = mapped_column(String(64))
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     charged: Mapped[bool] = mapped_column(Boolean, default=False)  # a rate token was taken (refunded on IE/CE)
@@ -130,8 +134,14 @@ class Submission(Base):
     total: Mapped[int | None] = mapped_column(Integer)
     problem_version: Mapped[str | None] = mapped_column(String(64))
     judge_version: Mapped[str | None] = mapped_column(String(32))
-    report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # what the learner may see
-    full_report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # hidden cases in full: instructors
+    report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc, deferred=True)  # what the learner may see
+    # Hidden cases in full, for instructors; NULL where it would equal ``report`` (a Run).
+    full_report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc, deferred=True)
+    stored_bytes: Mapped[int | None] = mapped_column(Integer)  # source + stored reports, as JSON bytes
+
+    def view(self, full: bool) -> dict[str, Any] | None:
+        """The report a viewer gets: the full one (instructors) or the learner's."""
+        return (self.full_report or self.report) if full else self.report
 
 
 class Worker(Base):
@@ -156,3 +166,9 @@ class RateBucket(Base):
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     tokens: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+# Loader options: what one submission's API answer needs beyond the list columns, and
+# its page, which shows the code too (``select(Submission).options(*REPORT_COLUMNS)``).
+REPORT_COLUMNS = (undefer(Submission.report), undefer(Submission.full_report))
+DETAIL_COLUMNS = (undefer(Submission.source), *REPORT_COLUMNS)

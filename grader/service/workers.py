@@ -103,7 +103,8 @@ class Workers:
 
         def failed(row) -> jobs.Outcome:
             return ie_outcome(row.problem, row.kind, row.id,
-                              f"grading was interrupted {row.attempts} times (the worker grading it died each time)")
+                              f"grading did not finish in {row.attempts} attempt(s) (the worker grading it died, or "
+                              f"could not record the result, each time); this is not the submission's fault")
 
         requeued, dead, zygotes = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
                                             c.quotas)
@@ -177,7 +178,7 @@ class Workers:
         try:
             while not self._stop.is_set():
                 try:
-                    job = jobs.claim(self.db, wid)
+                    job = jobs.claim(self.db, wid, self.config.max_attempts)
                 except Exception:
                     log.exception("worker %s: claim failed", wid)
                     job = None
@@ -189,9 +190,10 @@ class Workers:
                 zygote = box.proc.pid if box is not None and box.proc is not None else None
                 try:
                     self._run(wid, job, grade, box)
-                except Exception:  # the database failed us: hand the row back as soon as it can be
-                    log.exception("worker %s: could not record %s; releasing it", wid, job.id)
-                    self._release_when_possible(job, wid)
+                except Exception as exc:  # e.g. the database refused the result: an attempt all the same
+                    log.exception("worker %s: could not record %s (attempt %d of %d)", wid, job.id, job.attempts,
+                                  self.config.max_attempts)
+                    self._give_up_or_release(job, wid, exc)
                 self.on_change(job.id)
                 self._ready.add(wid)
                 if box is not None and box.proc is not None and box.proc.pid != zygote:
@@ -200,7 +202,19 @@ class Workers:
             if box is not None:
                 self._pool.free.put(box)
 
-    def _release_when_possible(self, job: jobs.Job, wid: str) -> None:
+    def _give_up_or_release(self, job: jobs.Job, wid: str, exc: Exception) -> None:
+        """A claimed row that could not be finished used an attempt, whatever raised: past
+        the last one it is IE with the reason (the learner is not charged); before it, it
+        goes back to its place in line. Should even the IE not be written, the row is
+        released with its attempts used, and no claim takes it again: the reaper finishes it."""
+        if job.attempts >= self.config.max_attempts:
+            why = (f"the judge could not record its result after {job.attempts} attempt(s) "
+                   f"({type(exc).__name__}); this is not the submission's fault")
+            try:
+                if jobs.finish(self.db, job, wid, ie_outcome(job.problem, job.kind, job.id, why), self.config.quotas):
+                    return
+            except Exception:
+                log.exception("worker %s: could not record %s as IE either", wid, job.id)
         for _ in range(30):
             try:
                 return jobs.release(self.db, job, wid)

@@ -152,15 +152,15 @@ class Run:
                     result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
                 return result, out, dict(zip(args, merged))
             except BaseException as exc:
-                jit_error = exc
+                why = _jit_failure(exc, args)
                 self.sink.take()
+                _drop_failed_trace(exc)
             result, out, after = self._eager(inputs, args)
             if result["status"] == "ok":
                 # Only jit failed: the code branches on traced values. Eager from here on;
                 # the message is kept only when a public input caused it.
                 self.mode = "eager"
-                self.broke = _jit_failure(jit_error, args) if public else \
-                    "the function could not be traced on a hidden case"
+                self.broke = why if public else "the function could not be traced on a hidden case"
             return result, out, after
         return self._eager(inputs, args)
 
@@ -253,6 +253,20 @@ def _signature(call_args: list) -> str:
 # The parameters travel as separate scalars, so that reading one costs the program no
 # slice of a vector.
 _OFF, _ON, _NEUTRAL = np.bool_(False), np.bool_(True), tuple(np.float32(v) for v in NEUTRAL)
+
+
+def _drop_failed_trace(exc: BaseException) -> None:
+    """Free what a failed trace left behind now, outside any call window. Its frames
+    hold the submission's objects in reference cycles; left to the garbage collector,
+    they would be finalised at some later moment, perhaps inside the next case's
+    window, where a generator's ``finally`` is allowed to run: the verdict would
+    depend on when the collector happened to run."""
+    import gc
+    import traceback
+
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
+    gc.collect()
 
 
 def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:

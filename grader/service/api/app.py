@@ -4,23 +4,20 @@ security headers, one JSON shape for every error (``{"detail": message}``), and 
 workers started and stopped with the application."""
 from __future__ import annotations
 
-import asyncio
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ... import __version__
-from ..accounts import AccountError
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
-from . import auth, instructor, problems, submissions
+from . import auth, errors, instructor, problems, streams, submissions
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
 from .docs import add_docs
+from .errors import NulGuard
 from .headers import SecurityHeaders
 from .schemas import HealthOut
 
@@ -56,46 +53,29 @@ class BodyLimit:
         return await self.app(scope, limited, send)
 
 
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body",)) or "body"
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
-    return "; ".join(parts)
-
-
 def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        changes.bind(asyncio.get_running_loop())
+        await changes.start()
         workers.on_change = changes.notify
         workers.start()
         try:
             yield
         finally:
             workers.stop(config.shutdown_grace)
+            await changes.stop()
 
     # FastAPI's own /docs would load Swagger UI from a CDN; add_docs serves the vendored copy.
     app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json",
                   description="Grade JAX submissions: Run (public cases, full feedback) and Submit (every case, "
                               "hidden ones reduced). Authenticate with a bearer token or a session cookie.")
-    changes = Changes()
+    changes = Changes(db)
     app.state.ctx = Context(config, db, workers, changes)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    errors.install(app)
 
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError):
-        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
-
-    @app.exception_handler(AccountError)
-    async def account(request: Request, exc: AccountError):
-        return JSONResponse({"detail": str(exc)}, status_code=422)
-
-    for module in (submissions, problems, instructor, auth):
+    for module in (submissions, streams, problems, instructor, auth):
         app.include_router(module.router, prefix=PREFIX)
     mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
     add_docs(app, "/openapi.json", PAGE_HEADERS)
@@ -111,4 +91,4 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
                          sandbox=workers.sandbox_info, version=__version__)
         return JSONResponse(body.model_dump(), status_code=200 if body.ok else 503)
 
-    return SecurityHeaders(BodyLimit(app, MAX_BODY_BYTES), PREFIX)
+    return SecurityHeaders(NulGuard(BodyLimit(app, MAX_BODY_BYTES)), PREFIX)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import threading
 import time
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from sqlalchemy import select, update
 
 from ..accounts import Principal, end_session, new_session, new_token, verify_password
 from ..models import ApiToken, utcnow
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context, ctx, current
-from .schemas import LoginIn, Me, TokenIn, TokenOut
+from .schemas import DB_INT_MAX, LoginIn, Me, TokenIn, TokenOut, errors
 
 router = APIRouter(tags=["accounts"])
 LOGIN_BURST, LOGIN_PER_SECOND = 10, 1 / 6  # per client address: 10 tries, then one every 6 s
@@ -42,7 +42,7 @@ class _LoginBuckets:
 _LOGINS = _LoginBuckets()
 
 
-@router.post("/auth/login", response_model=Me, responses={401: {}, 429: {}})
+@router.post("/auth/login", response_model=Me, responses=errors(400, 401, 422, 429))
 def login(body: LoginIn, request: Request, response: Response, c: Context = Depends(ctx)):
     wait = _LOGINS.take(request.client.host if request.client else "?")
     if wait is not None:
@@ -61,7 +61,7 @@ def login(body: LoginIn, request: Request, response: Response, c: Context = Depe
     return Me(email=email, role=role, csrf_token=csrf)
 
 
-@router.post("/auth/logout", status_code=204, responses={401: {}, 403: {}})
+@router.post("/auth/logout", status_code=204, responses=errors(401, 403))
 def logout(response: Response, who: Principal = Depends(current), c: Context = Depends(ctx)):
     if who.session_id is not None:
         with c.db.write() as s:
@@ -72,7 +72,7 @@ def logout(response: Response, who: Principal = Depends(current), c: Context = D
     return response
 
 
-@router.get("/me", response_model=Me, responses={401: {}})
+@router.get("/me", response_model=Me, responses=errors(401))
 def me(who: Principal = Depends(current)):
     return Me(email=who.email, role=who.role)
 
@@ -82,22 +82,22 @@ def _token_out(t: ApiToken, secret: str | None = None) -> TokenOut:
                     revoked=t.revoked_at is not None, token=secret)
 
 
-@router.post("/tokens", response_model=TokenOut, status_code=201, responses={401: {}, 403: {}})
+@router.post("/tokens", response_model=TokenOut, status_code=201, responses=errors(400, 401, 403, 422))
 def create_token(body: TokenIn, who: Principal = Depends(current), c: Context = Depends(ctx)):
     with c.db.write() as s:
         row, secret = new_token(s, who.user_id, body.name)
         return _token_out(row, secret)
 
 
-@router.get("/tokens", response_model=list[TokenOut], responses={401: {}})
+@router.get("/tokens", response_model=list[TokenOut], responses=errors(401))
 def tokens(who: Principal = Depends(current), c: Context = Depends(ctx)):
     with c.db.read() as s:
         rows = s.scalars(select(ApiToken).where(ApiToken.user_id == who.user_id).order_by(ApiToken.id)).all()
     return [_token_out(t) for t in rows]
 
 
-@router.delete("/tokens/{token_id}", status_code=204, responses={401: {}, 403: {}, 404: {}})
-def revoke(token_id: int, who: Principal = Depends(current), c: Context = Depends(ctx)):
+@router.delete("/tokens/{token_id}", status_code=204, responses=errors(401, 403, 404, 422))
+def revoke(token_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(current), c: Context = Depends(ctx)):
     with c.db.write() as s:
         n = s.execute(update(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == who.user_id,
                                              ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())).rowcount

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Depends, Path, Query, Response
 from sqlalchemy import or_, update
 
 from ...problem.catalogue import content_hash
@@ -15,13 +15,15 @@ from ..gradebook import gradebook, to_csv
 from ..models import Submission, utcnow
 from .deps import Context, ctx, instructor
 from .problems import load
-from .schemas import QueueOut, RejudgeOut
+from .schemas import PROBLEM_ID, QueueOut, RejudgeOut, errors
 
 router = APIRouter(tags=["instructors"])
 
 
-@router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}}, 403: {}})
-def book(who: Principal = Depends(instructor), c: Context = Depends(ctx), problem: str | None = None,
+@router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}},
+                                     **errors(401, 403, 422)})
+def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
+         problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
          format: Literal["csv", "json"] = "json"):
     rows = gradebook(c.db, problem)
     if format == "csv":
@@ -30,8 +32,8 @@ def book(who: Principal = Depends(instructor), c: Context = Depends(ctx), proble
     return Response(json.dumps(rows), media_type="application/json")
 
 
-@router.post("/problems/{problem_id}/rejudge", response_model=RejudgeOut, responses={403: {}, 404: {}})
-def rejudge(problem_id: str, who: Principal = Depends(instructor), c: Context = Depends(ctx),
+@router.post("/problems/{problem_id}/rejudge", response_model=RejudgeOut, responses=errors(401, 403, 404, 422))
+def rejudge(problem_id: str = Path(max_length=64), who: Principal = Depends(instructor), c: Context = Depends(ctx),
             all: bool = Query(False, description="also Submits already graded by the current version")):
     """Requeue the problem's graded Submits whose verdict came from another version
     of the problem (its content hash), behind the learners' own work. Each keeps its
@@ -51,7 +53,7 @@ def rejudge(problem_id: str, who: Principal = Depends(instructor), c: Context = 
     return RejudgeOut(problem=problem_id, problem_version=version, requeued=n)
 
 
-@router.get("/queue", response_model=QueueOut, responses={403: {}})
+@router.get("/queue", response_model=QueueOut, responses=errors(401, 403))
 def queue(who: Principal = Depends(instructor), c: Context = Depends(ctx)):
     with c.db.read() as s:
         return QueueOut(**jobs.stats(s, c.config.stale_seconds))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Path
 
 from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
 from ...problem.catalogue import content_hash
 from ..accounts import Principal
 from .deps import current
-from .schemas import Example, Limits, ProblemDetail, ProblemSummary
+from .schemas import Example, Limits, ProblemDetail, ProblemSummary, errors
 
 router = APIRouter(tags=["problems"])
 
@@ -30,7 +30,7 @@ def summary(p: Problem) -> ProblemSummary:
                           public_cases=public, hidden_cases=len(p.cases) - public)
 
 
-@router.get("/problems", response_model=list[ProblemSummary])
+@router.get("/problems", response_model=list[ProblemSummary], responses=errors(401))
 def problems(who: Principal = Depends(current)):
     out = []
     for pid in all_problem_ids():
@@ -41,8 +41,8 @@ def problems(who: Principal = Depends(current)):
     return out
 
 
-@router.get("/problems/{problem_id}", response_model=ProblemDetail, responses={404: {}})
-def problem(problem_id: str, who: Principal = Depends(current)):
+@router.get("/problems/{problem_id}", response_model=ProblemDetail, responses=errors(401, 404, 422))
+def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(current)):
     p = load(problem_id)
     try:
         statement = p.statement_path.read_text(encoding="utf-8")

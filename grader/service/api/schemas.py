@@ -4,13 +4,36 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 PROBLEM_ID = r"^[a-z0-9][a-z0-9_]*$"
+SUBMISSION_ID = r"^[A-Za-z0-9_-]{1,32}$"  # jobs.new_id: 22 URL-safe characters
+DB_INT_MAX = 2**31 - 1  # integer keys are 32-bit on PostgreSQL
 
 
 class Strict(BaseModel):
+    """A request body: unknown fields refused, and NUL refused in every string (no
+    database stores it in text)."""
+
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value):
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("NUL characters are not allowed")
+        return value
+
+
+class ErrorOut(BaseModel):
+    """Every error answer of the API."""
+
+    detail: str
+
+
+def errors(*codes: int) -> dict:
+    """The OpenAPI ``responses`` of a route's error answers: each is an ``ErrorOut``."""
+    return {code: {"model": ErrorOut} for code in codes}
 
 
 class SubmissionIn(Strict):

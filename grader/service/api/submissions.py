@@ -4,13 +4,10 @@ server-sent events. A learner reads only their own: anyone else's is 404, the sa
 answer as for an id that does not exist."""
 from __future__ import annotations
 
-import asyncio
-import json
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
 from ...problem import all_problem_ids
@@ -19,18 +16,20 @@ from ..accounts import Principal
 from ..admission import Refused, admit
 from ..config import MAX_SOURCE_BYTES
 from ..grading import FORMAT_TYPES, render
-from ..models import Submission, User, utcnow
+from ..models import REPORT_COLUMNS, Submission, User, utcnow
 from .deps import Context, ctx, current
 from .schemas import (
+    PROBLEM_ID,
+    SUBMISSION_ID,
     QueueInfo,
     SubmissionCreated,
     SubmissionIn,
     SubmissionOut,
     SubmissionRow,
+    errors,
 )
 
 router = APIRouter(tags=["submissions"])
-EVENT_SECONDS = 600.0  # one event stream's life; a client reconnects (or polls) after it
 
 
 def refusal(exc: Refused) -> JSONResponse:
@@ -39,8 +38,8 @@ def refusal(exc: Refused) -> JSONResponse:
 
 
 @router.post("/submissions", status_code=202, response_model=SubmissionCreated,
-             responses={200: {"description": "an earlier request with the same Idempotency-Key"},
-                        413: {}, 422: {}, 429: {}, 503: {}})
+             responses={200: {"description": "an earlier request with the same Idempotency-Key",
+                              "model": SubmissionCreated}, **errors(400, 401, 403, 413, 422, 429, 503)})
 def create(body: SubmissionIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx),
            idempotency_key: str | None = Header(None, max_length=100)):
     if len(body.source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
@@ -68,14 +67,14 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
 def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None]:
     with c.db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sub_id)).first()
+                        .where(Submission.id == sub_id).options(*REPORT_COLUMNS)).first()
         if row is None or (not who.instructor and row[0].user_id != who.user_id):
             raise HTTPException(404, "no such submission")
         return row[0], row[1], jobs.position(s, row[0])
 
 
 def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bool) -> SubmissionOut:
-    report = sub.full_report if full else sub.report
+    report = sub.view(full)
     queue = QueueInfo(position=pos, age_seconds=round((utcnow() - sub.queued_at).total_seconds(), 3)) \
         if sub.status == "queued" else None
     return SubmissionOut(id=sub.id, problem=sub.problem, kind=sub.kind, status=sub.status, verdict=sub.verdict,
@@ -85,8 +84,10 @@ def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bo
                          problem_version=sub.problem_version, judge_version=sub.judge_version, report=report)
 
 
-@router.get("/submissions/{sub_id}", response_model=SubmissionOut, responses={404: {}, 409: {}})
-def read(sub_id: str, who: Principal = Depends(current), c: Context = Depends(ctx),
+@router.get("/submissions/{sub_id}", response_model=SubmissionOut,
+            responses={200: {"content": {"text/plain": {}, "text/markdown": {}, "application/xml": {}}},
+                       **errors(401, 404, 409, 422)})
+def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx),
          format: Literal["json", "junit", "gradescope", "markdown", "text"] | None = None,
          view: Literal["full", "learner"] = Query("full", description="instructors: 'learner' shows what the "
                                                                        "learner sees")):
@@ -94,16 +95,17 @@ def read(sub_id: str, who: Principal = Depends(current), c: Context = Depends(ct
     full = who.instructor and view == "full"
     if format is None:
         return _view(sub, email, pos, who, full)
-    report = sub.full_report if full else sub.report
+    report = sub.view(full)
     if report is None:
         return JSONResponse({"detail": f"not graded yet (status {sub.status})", "status": sub.status},
                             status_code=409, headers={"Retry-After": "1"})
     return Response(render(report, format), media_type=FORMAT_TYPES[format])
 
 
-@router.get("/submissions", response_model=list[SubmissionRow])
-def listing(who: Principal = Depends(current), c: Context = Depends(ctx), problem: str | None = None,
-            user: str | None = Query(None, description="instructors: one learner's email"),
+@router.get("/submissions", response_model=list[SubmissionRow], responses=errors(401, 422))
+def listing(who: Principal = Depends(current), c: Context = Depends(ctx),
+            problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
+            user: str | None = Query(None, max_length=320, description="instructors: one learner's email"),
             limit: int = Query(100, ge=1, le=1000)):
     q = select(Submission, User.email).join(User, User.id == Submission.user_id).order_by(Submission.pk.desc())
     if not who.instructor:
@@ -117,33 +119,3 @@ def listing(who: Principal = Depends(current), c: Context = Depends(ctx), proble
     return [SubmissionRow(id=r.id, problem=r.problem, kind=r.kind, status=r.status, verdict=r.verdict,
                           passed=r.passed, total=r.total, user=email if who.instructor else None,
                           created_at=r.created_at) for r, email in rows]
-
-
-@router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, 404: {}})
-async def events(sub_id: str, who: Principal = Depends(current), c: Context = Depends(ctx)):
-    """``status`` events while the submission waits or runs, then one ``done`` event
-    with the verdict; the report itself is read with GET. Polling always works too."""
-    await run_in_threadpool(_load, c, who, sub_id)  # 404 before the stream starts
-
-    async def stream():
-        last = None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + EVENT_SECONDS
-        yield "retry: 1000\n\n"
-        while loop.time() < deadline:
-            change = c.changes.listen(sub_id)
-            sub, _, pos = await run_in_threadpool(_load, c, who, sub_id)
-            state = {"id": sub.id, "status": sub.status, "verdict": sub.verdict, "position": pos,
-                     "passed": sub.passed, "total": sub.total}
-            if state != last:
-                name = "done" if sub.status == "done" else "status"
-                yield f"event: {name}\ndata: {json.dumps(state)}\n\n"
-                last = state
-            if sub.status == "done":
-                c.changes.forget(sub_id, change)
-                return
-            await c.changes.wait(sub_id, change, 1.0)
-        yield "event: timeout\ndata: {}\n\n"
-
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -11,7 +11,7 @@ from sqlalchemy import func, or_, select
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
 from .. import jobs
-from ..models import Submission, User, utcnow
+from ..models import DETAIL_COLUMNS, Submission, User, utcnow
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import problem_view
 from .report_view import report_view
@@ -77,7 +77,7 @@ def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
 def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | None]:
     with ctx(request).db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sid)).first()
+                        .where(Submission.id == sid).options(*DETAIL_COLUMNS)).first()
         if row is None or (not v.instructor and row[0].user_id != v.who.user_id):
             raise PageError(404, "No such submission.")
         return row[0], row[1], jobs.position(s, row[0])
@@ -85,7 +85,7 @@ def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | 
 
 def _report(sub: Submission, v: Viewer, view: str):
     full = v.instructor and view != "learner"
-    data = sub.full_report if full else sub.report
+    data = sub.view(full)
     return (report_view(data) if data else None), full
 
 

@@ -1,6 +1,6 @@
 """The instructors' pages: the gradebook (learners x problems, best and last verdict,
 passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
-failures). Learners get 403. A problem's submissions and the rejudge button are on
+failures, what each learner's submissions store). Learners get 403. A problem's submissions and the rejudge button are on
 the submissions list (``history.py``)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from .. import jobs
 from ..gradebook import gradebook, to_wide_csv
-from ..models import Submission, User, utcnow
+from ..models import REPORT_COLUMNS, Submission, User, utcnow
 from .pages import HEADERS, Viewer, ctx, instructor, render
 from .problem_view import all_views
 
@@ -50,12 +50,14 @@ def queue_state(request: Request) -> dict:
         stats = jobs.stats(s, c.config.stale_seconds)
         failures = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
-            .where(Submission.verdict == "IE").order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)).all()
+            .where(Submission.verdict == "IE").order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)
+            .options(*REPORT_COLUMNS)).all()
         running = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
             .where(Submission.status == "running").order_by(Submission.started_at)).all()
+        storage = jobs.storage_by_learner(s)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
-                now=utcnow())
+                storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow())
 
 
 @router.get("/queue")
