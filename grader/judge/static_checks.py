@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ..problem import Problem, Requirements
-from ..sandbox.allowlist import ALLOWED
+from ..sandbox.allowlist import ALLOWED, module_message
 from ..sandbox.language import restricted_errors
 from .results import CheckResult
 from .submission import Submission
@@ -42,21 +42,48 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for a in node.names:
                 aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-    # Plain rebinding (``v = jax.vmap``), iterated so chains resolve too.
+    # Plain rebinding (``v = jax.vmap``, ``v: Callable = jax.vmap``), iterated so chains resolve too.
     for _ in range(3):
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target = _single_target(node)
+            if target is not None:
                 q = _qualname(node.value, aliases)
                 if q:
-                    aliases[node.targets[0].id] = q
+                    aliases[target] = q
     return aliases
+
+
+def _single_target(node: ast.AST) -> str | None:
+    """The name ``node`` binds when it is ``name = value`` or ``name: annotation = value``."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
+
+
+def _annotations(tree: ast.AST) -> list[ast.expr]:
+    found: list[ast.expr | None] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        elif isinstance(node, ast.arg):
+            found.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(node.returns)
+    return [a for a in found if a is not None]
 
 
 def used_names(tree: ast.AST) -> dict[str, int]:
     """Every dotted name the code refers to (called, decorated or passed), with its first line."""
     aliases = _aliases(tree)
+    # Annotations are kept as text and never run (``language.SubmissionPolicy``): like
+    # strings, they neither use a required transform nor break a ban.
+    skip = {id(n) for a in _annotations(tree) for n in ast.walk(a)}
     used: dict[str, int] = {}
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
             q = _qualname(node, aliases)
             if q and (q not in used or node.lineno < used[q]):
@@ -83,10 +110,11 @@ def imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
 def check_source(tree: ast.AST, req: Requirements) -> list[CheckResult]:
     results: list[CheckResult] = []
     bad = [(m, line) for m, line in imported_modules(tree) if m not in ALLOWED]
-    # ``from jax import profiler`` names a module or attribute outside the allow-lists.
+    # ``from jax import profiler`` names a module or attribute outside the allow-lists;
+    # the message is the one the child gives at run time (``allowlist.module_message``).
     results.append(CheckResult(
         "imports", not bad,
-        "; ".join(f"line {line}: module '{m}' is not available to submissions" for m, line in bad)
+        "; ".join(f"line {line}: {module_message(m)}" for m, line in bad)
         or "only allowed modules are imported", verdict="CE"))
     used = used_names(tree)
     # Only module attributes can be found in the text; names such as jax.custom_vjp.bwd
@@ -123,4 +151,6 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     for node in tree.body:
         if isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+            names.add(node.target.id)  # ``adamw: Callable = jax.jit(_adamw)``
     return names

@@ -22,7 +22,8 @@ class SubmissionPolicy(RestrictingNodeTransformer):
     _window_():``, and every function body, lambda, ``except`` handler and ``finally``
     block starts with ``_live_()``, so that submission code can run only while the child
     is executing the module or calling the entry, never from a finaliser or a comparison
-    that the judge's own code happens to trigger."""
+    that the judge's own code happens to trigger. And annotations are allowed, checked
+    like any other expression and kept as text that never runs (``_annotation_text``)."""
 
     def check_name(self, node, name, allow_magic_methods=False):  # noqa: D401
         if name and name.startswith("_") and not name.startswith("__") and not name.endswith("_") and name != "_":
@@ -48,7 +49,36 @@ class SubmissionPolicy(RestrictingNodeTransformer):
             node.body[first:] = [ast.fix_missing_locations(window)]
         return node
 
+    def _annotation_text(self, annotation: ast.expr | None) -> ast.expr | None:
+        """An annotation, checked like any other expression (a ``__class__`` in one is a
+        compile error) and then replaced by its source text, so that it never runs.
+
+        Annotations can hold any expression (``x: (lambda: ...)()``). As text they are
+        inert whatever the compile flags or the Python version (RestrictedPython 9.0
+        happens to compile with PEP 563 on; Python 3.14 would evaluate them lazily,
+        when ``__annotations__`` is read, outside any call window). Nothing open to
+        submissions reads annotations back as values; ``typing.NamedTuple`` needs only
+        the field names."""
+        if annotation is None:
+            return None
+        text = ast.unparse(annotation)
+        self.visit(annotation)
+        return ast.copy_location(ast.Constant(text), annotation)
+
+    def visit_AnnAssign(self, node):
+        """``x: int = 3`` and class-body fields (``mu: dict``), which RestrictedPython
+        refuses only for want of a rule: the target and the value are visited as in
+        an assignment (``obj.attr: T = v`` is a guarded write), the annotation becomes
+        text."""
+        node.annotation = self._annotation_text(node.annotation)
+        return self.node_contents_visit(node)
+
+    def visit_arg(self, node):
+        node.annotation = self._annotation_text(node.annotation)
+        return self.node_contents_visit(node)
+
     def visit_FunctionDef(self, node):
+        node.returns = self._annotation_text(node.returns)
         node = super().visit_FunctionDef(node)
         node.body.insert(0, self._live(node))
         return node

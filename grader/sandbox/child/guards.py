@@ -10,7 +10,7 @@ import operator
 import types
 from typing import Any
 
-from ..allowlist import DENIED_ATTRS
+from ..allowlist import DENIED_ATTRS, refused_message
 from ..language import SUBMISSION_MODULE
 
 
@@ -31,8 +31,7 @@ class SafeModule:
         attrs = object.__getattribute__(self, "_jj_attrs")
         if item in attrs:
             return attrs[item]
-        name = object.__getattribute__(self, "_jj_name")
-        raise AttributeError(f"'{name}.{item}' is not available to submissions")
+        raise AttributeError(refused_message(object.__getattribute__(self, "_jj_name"), item))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise PolicyError(f"modules cannot be modified ({object.__getattribute__(self, '_jj_name')}.{key})")

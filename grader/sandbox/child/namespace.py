@@ -14,7 +14,7 @@ from RestrictedPython.Guards import (
     guarded_unpack_sequence,
 )
 
-from ..allowlist import ALLOWED, DENIED_KEYWORDS, KEYWORDS
+from ..allowlist import ALLOWED, DENIED_KEYWORDS, KEYWORDS, module_message
 from ..language import SUBMISSION_MODULE
 from .guards import (
     PolicyError,
@@ -50,12 +50,18 @@ def _keyword_guard(name: str, fn: Any, real: Any) -> Any:
     allowed = KEYWORDS.get(name)
     if not callable(fn) or isinstance(fn, type) or (allowed is None and not _takes_denied_keyword(name, real)):
         return fn
+    if allowed is None and hasattr(fn, "__mro_entries__"):
+        # A base class in disguise (typing.NamedTuple is a function): ``class S(NamedTuple)``
+        # needs the object itself, and its keywords are field names, not settings.
+        return fn
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         for key in kwargs:
             if (key not in allowed) if allowed is not None else (key in DENIED_KEYWORDS):
-                raise PolicyError(f"{name}(..., {key}=...) is not available to submissions")
+                raise PolicyError(f"{name}(..., {key}=...) is refused by the judge: " + (
+                    f"{name} takes only {', '.join(sorted(allowed))} from submissions" if allowed is not None
+                    else "it chooses devices, backends, shardings or compiler settings"))
         return fn(*args, **kwargs)
 
     return guarded
@@ -88,7 +94,6 @@ class ModuleTable:
         return module
 
 
-
 def make_import(table: ModuleTable) -> Callable:
     import sys
 
@@ -102,7 +107,7 @@ def make_import(table: ModuleTable) -> Callable:
             # Internal lazy imports by numpy/JAX C code land here (the caller ignores
             # the result); a submission gets an empty module it can do nothing with.
             return SafeModule(name, {})
-        raise ImportError(f"module '{name}' is not available to submissions")
+        raise ImportError(module_message(name))
 
     return guarded_import
 
