@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import header
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -38,7 +40,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problem", default="dp_sgd_mlp_step")
     ap.add_argument("--rounds", type=int, default=3)
+    header.add_save_option(ap)
     args = ap.parse_args()
+    header.start(args)
     corpus = ROOT / "submissions" / args.problem
     accepted = sorted((corpus / "accepted").glob("*.py"))[0]
     wrong = next(p for p in sorted((corpus / "wrong_answer").glob("*.py")) if "# hint:" in p.read_text())
@@ -53,6 +57,7 @@ def main() -> None:
     ratios = [y / x for x, y in zip(a, w)]
     print(f"  wrong / accepted = {statistics.median(ratios):.2f} (pairwise median; goal <= 2: "
           f"{'met' if statistics.median(ratios) <= 2 else 'not met'})")
+    header.save(args)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import header
+
 ROOT = Path(__file__).resolve().parent.parent
 
 FLOOR = r"""
@@ -68,7 +70,9 @@ def main() -> None:
                     help="keep the adversarial files (header '# attack:') in the default selection")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout to time side by side")
+    header.add_save_option(ap)
     opts = ap.parse_args()
+    header.start(opts)
     sys.path.insert(0, str(ROOT))
     from grader.problem import load_problem
 
@@ -126,6 +130,7 @@ def main() -> None:
         print(f"  batch per file (2 workers) {m['batch']:.2f} s vs {m['base_batch']:.2f} s   "
               f"ratio {m['batch'] / m['base_batch']:.2f}")
     print(json.dumps({k: round(v, 3) for k, v in m.items()}))
+    header.save(opts)
 
 
 if __name__ == "__main__":

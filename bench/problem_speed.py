@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import header
+
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 10.0
 
@@ -26,7 +28,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("problems", nargs="*")
     ap.add_argument("--rounds", type=int, default=2)
+    header.add_save_option(ap)
     opts = ap.parse_args()
+    header.start(opts)
     sys.path.insert(0, str(ROOT))
     from grader.judge.pipeline import grade
     from grader.judge.submission import load_submission
@@ -64,6 +68,7 @@ def main() -> None:
         print(f"{pid:32} {n:5d} {cases:5d} {shapes:6d} {med:9.2f} {slow:9.2f}")
     print(f"slowest grade / budget ({BUDGET:g} s) = {worst / BUDGET:.2f}   "
           f"({'met' if worst <= BUDGET else 'not met'})")
+    header.save(opts)
 
 
 if __name__ == "__main__":

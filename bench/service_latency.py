@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import header
 from service_harness import P1, ROOT, Serve, make_user, percentile, submit, wait, wait_events
 
 
@@ -27,7 +28,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="passes over the files, per kind")
     ap.add_argument("--no-feedback", action="store_true")
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
+    header.add_save_option(ap)
     opts = ap.parse_args()
+    header.start(opts)
     from grader.problem import find_problem
     from grader.sandbox.host import Sandbox
     from grader.service.grading import grade_problem
@@ -74,6 +77,7 @@ def main() -> None:
               f"(goal p50 <= {goal}: {'met' if p50 <= goal else 'NOT met'});   direct grade p50 {d50:.2f} s, "
               f"service / direct = {p50 / d50:.2f}")
     print(json.dumps(out))
+    header.save(opts)
 
 
 if __name__ == "__main__":

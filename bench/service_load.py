@@ -26,6 +26,7 @@ import threading
 import time
 from pathlib import Path
 
+import header
 import httpx
 from service_harness import P1, ROOT, Serve, make_user, postgres, submit, wait_events
 
@@ -149,7 +150,9 @@ def main() -> None:
     ap.add_argument("--each", type=int, default=10)
     ap.add_argument("--no-postgres", action="store_true")
     ap.add_argument("--no-fault", action="store_true")
+    header.add_save_option(ap)
     opts = ap.parse_args()
+    header.start(opts)
     work = plan(opts.clients, opts.each)
     n = sum(len(w) for w in work)
     expected = expected_verdicts()
@@ -185,6 +188,7 @@ def main() -> None:
         print(f"  {name:<18} {r['seconds']:>7.1f} s  {n / r['seconds']:.2f}/s  " +
               ", ".join(f"{k} {v}" for k, v in r.items() if k != "seconds"))
     print(json.dumps(results))
+    header.save(opts)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import header
 import httpx
 from service_harness import P1, ROOT, Serve, percentile
 
@@ -64,7 +65,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--db", default=None, help="database URL (default: a new SQLite file)")
     ap.add_argument("--no-browser", action="store_true", help="skip the timings in headless Chromium")
+    header.add_save_option(ap)
     opts = ap.parse_args()
+    header.start(opts)
     source = (ROOT / "submissions" / P1 / "wrong_answer" / "norm_without_bias.py").read_text()
     with tempfile.TemporaryDirectory() as tmp:
         url = opts.db or f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
@@ -126,6 +129,7 @@ def main() -> None:
     elif in_browser is None and not opts.no_browser:
         print("(no Chromium or Playwright here: no browser timings)")
     print(json.dumps(out))
+    header.save(opts)
 
 
 def browser_timings(base: str, rounds: int, sid: str) -> dict | None:

@@ -10,7 +10,8 @@ earlier ones made (``MADE``).
 
 Skipped only when Chromium or Playwright is missing and JAXJUDGE_REQUIRE_BROWSER is
 unset; CI sets it, so there a missing browser fails. Screenshots of the problem page
-and of a WA report are written to docs/screenshots/ (linked from the README)."""
+and of a WA report are written to docs/pages/screenshots/ (shown on the documentation's
+learners page, the problem page's linked from the README)."""
 from __future__ import annotations
 
 import csv
@@ -28,7 +29,7 @@ REQUIRE = "JAXJUDGE_REQUIRE_BROWSER"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = ROOT / "docs" / "pages" / "screenshots"
 PASSWORD = "correct horse"
 P2 = "value_and_grad_loss"
 GRADE_MS = 180_000

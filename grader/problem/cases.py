@@ -40,6 +40,11 @@ class Case:
 
 @dataclass
 class Problem:
+    """A loaded problem folder: its id, its folder (``root``), its metadata and its
+    cases, public ones first. ``grader.problem.find_problem(ID)`` finds one as
+    ``grader grade --problem`` does; ``grader.problem.load_problem(FOLDER)`` loads a
+    folder."""
+
     id: str
     root: Path
     meta: Meta

@@ -29,6 +29,11 @@ class ProblemError(Exception):
 
 @dataclass(frozen=True)
 class InputLeaf:
+    """One leaf of ``[inputs]``: its dotted ``path`` in the arguments, its ``kind``
+    (``array``, ``float`` or ``int``), an array's ``dtype`` and ``shape`` (dimension
+    names from ``[dims]`` or sizes), and the bounds ``min``/``max`` every value must
+    keep."""
+
     path: Path_
     kind: str  # array | float | int
     dtype: str | None = None
@@ -39,6 +44,11 @@ class InputLeaf:
 
 @dataclass(frozen=True)
 class OutputLeaf:
+    """One leaf of ``[outputs]``: its dotted ``path`` in the result, its ``dtype`` and
+    ``shape``, the tolerances of the ``value`` check (an element passes when
+    ``|got - expected| <= atol + rtol * |expected|``), and the ``container`` a
+    submission must return it in (``jax``, ``numpy`` or ``any``)."""
+
     path: Path_
     dtype: str
     shape: tuple[str | int, ...] = ()
@@ -49,6 +59,10 @@ class OutputLeaf:
 
 @dataclass(frozen=True)
 class Limits:
+    """``[limits]``: seconds per case (XLA compiles included), seconds to load the
+    module, the memory limit of the sandboxed process (``RLIMIT_DATA``) and the size, in
+    KB, of the output it may send back (more is ``OLE``)."""
+
     time_seconds: float = 10.0
     load_seconds: float = 20.0
     memory_mb: int = 1024
@@ -57,6 +71,13 @@ class Limits:
 
 @dataclass(frozen=True)
 class Requirements:
+    """``[requirements]``: transforms that must be ``calls``-ed while running, ``nest``
+    rules (``[["jax.vmap", "jax.grad"]]``: vmap applied to a function that calls grad),
+    transforms to ``forbid``, outputs that ``depends`` on the transform named by
+    ``depends_on`` (else the first nesting rule), checked by the dependence probe, batch
+    dims along which the program must stay ``vectorized``, and ``traced``: the entry must
+    run under ``jax.jit`` with traced arguments on every case."""
+
     calls: tuple[str, ...] = ()
     nest: tuple[tuple[str, ...], ...] = ()
     forbid: tuple[str, ...] = ()
@@ -73,12 +94,20 @@ class Requirements:
 
 @dataclass(frozen=True)
 class Entry:
+    """``[entry]``: the function a submission must define and its argument names."""
+
     name: str
     args: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Meta:
+    """A whole ``problem.toml``: ``title``, ``difficulty`` (``easy``, ``medium`` or
+    ``hard``), ``tags``, the ``entry`` point, ``limits``, ``requirements``, the ``dims``
+    (name -> [min, max]), the input and output leaves, the output checks by name
+    (``[checks] output``), the oracle functions and invariants of ``oracle.py``
+    (``[oracles]``), and the nested skeletons of the input and output trees."""
+
     title: str
     difficulty: str
     tags: tuple[str, ...]
@@ -145,6 +174,10 @@ def _leaf_tables(tree: dict, leaf_test, file: Path, section: str) -> list[tuple[
 
 
 def parse_meta(data: dict, file: Path) -> Meta:
+    """``problem.toml``'s parsed table as typed metadata, or ``ProblemError`` naming
+    ``file`` and the key at fault: unknown keys, wrong types, shapes naming undefined
+    dims, inputs that are not exactly the entry's arguments, ``depends`` naming no output
+    leaf or lacking a transform to perturb."""
     _check_keys(data, _TOP_KEYS, "", file)
     for name, allowed in _TABLE_KEYS.items():
         if name in data:
