@@ -165,11 +165,12 @@ def show(problem_id: str) -> None:
 
     from .report.text import make_console
 
+    from .judge.contract import statement_text
+
     problem = _problem(problem_id)
-    try:
-        text = problem.statement_path.read_text(encoding="utf-8")
-    except OSError:
-        _fail(f"{problem.statement_path}: missing")
+    text = statement_text(problem)
+    if not text:
+        _fail(f"{problem.statement_path}: missing or unreadable")
     con = make_console()
     con.print(Markdown(text))
     con.print(f"\nproblem_version {content_hash(problem)}  judge_version {__version__}  ({problem.root})",

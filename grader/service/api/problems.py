@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path
 
 from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
 from ...problem.catalogue import content_hash
+from ...judge.contract import statement_text
 from ..accounts import Principal
 from .deps import current
 from .schemas import Example, Limits, ProblemDetail, ProblemSummary, errors
@@ -44,10 +45,7 @@ def problems(who: Principal = Depends(current)):
 @router.get("/problems/{problem_id}", response_model=ProblemDetail, responses=errors(401, 404, 422))
 def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(current)):
     p = load(problem_id)
-    try:
-        statement = p.statement_path.read_text(encoding="utf-8")
-    except OSError:
-        statement = ""
+    statement = statement_text(p)
     req = dataclasses.asdict(p.meta.requirements)
     outputs = [{"path": ".".join(o.path), "dtype": o.dtype, "shape": list(o.shape), "atol": o.atol,
                 "rtol": o.rtol, "container": o.container} for o in p.meta.outputs]

@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...judge.contract import statement_text
 from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, problem_folder
 from ...problem.meta import Meta
 
@@ -146,13 +147,11 @@ def starter(meta: Meta) -> str:
 def build(pid: str, folder: Path) -> ProblemView:
     p = load_problem(folder)
     meta = p.meta
-    try:
-        text = p.statement_path.read_text(encoding="utf-8")
-    except OSError:
-        text = ""
+    text = statement_text(p)
     public = len(p.public_cases())
     return ProblemView(
-        id=pid, title=meta.title, difficulty=meta.difficulty, tags=tuple(meta.tags), statement_html=statement_html(text),
+        id=pid, title=meta.title, difficulty=meta.difficulty, tags=tuple(meta.tags),
+        statement_html=statement_html(text),
         signature=f"def {meta.entry.name}({', '.join(meta.entry.args)})",
         arguments=tuple(_argument(n, meta.input_tree[n]) for n in meta.entry.args),
         dims=tuple(f"{d} from {lo} to {hi}" for d, (lo, hi) in meta.dims.items()), returns=_returns(meta),
