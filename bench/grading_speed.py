@@ -114,7 +114,8 @@ def main() -> None:
                 rounds["base_batch"].append(timed(batch, ok=(0,), cwd=opts.baseline) / len(files))
     rounds = {k: v for k, v in rounds.items() if v}
     m = {k: statistics.median(v) for k, v in rounds.items()}
-    print(f"problem {opts.problem}: {len(files)} files, {len(problem.cases)} cases each, {opts.repeat} round(s), medians")
+    print(f"problem {opts.problem}: {len(files)} files, {len(problem.cases)} cases each, {opts.repeat} round(s), "
+          "medians")
     print(f"  import jax                 {m['import']:.2f} s")
     print(f"  floor F (reference, cases) {m['floor']:.2f} s")
     print(f"  cold grade per file        {m['cold']:.2f} s")

@@ -16,7 +16,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # support.py, which service_support imports
+sys.path.insert(0, str(ROOT / "tests" / "service"))  # service_support.py
 P1 = "per_example_grad_clipping"
 
 
@@ -121,10 +122,10 @@ def wait_events(base: str, token: str, sub_id: str, timeout: float = 600) -> Non
 
 
 def postgres():
-    """A PostgreSQL server for the bench (tests/service_support.Postgres), or None."""
+    """A PostgreSQL server for the bench (tests/service/service_support.Postgres), or None."""
     import service_support
 
-    if service_support._pg_bin() is None:
+    if service_support.pg_bin() is None:
         return None
     return service_support.Postgres().start()
 

@@ -1,4 +1,6 @@
-"""Shared fixtures. Grading needs warm zygotes; one pool serves the whole session."""
+"""Session-wide fixtures. Grading needs warm zygotes; one pool serves the whole session.
+Helpers to import are in support.py (``from support import ...``); each folder's own
+fixtures are in its conftest.py."""
 from __future__ import annotations
 
 import os
@@ -7,6 +9,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from support import P1, PROBLEMS, SUBMISSIONS
 
 # Hermetic: the judge's caches (probe and misconception tables, XLA's compilation cache)
 # live in a folder of this session's, never in the home directory.
@@ -17,11 +21,6 @@ os.environ["JAXJUDGE_XLA_CACHE"] = str(_CACHE / "xla")
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_CACHE, ignore_errors=True)
-
-ROOT = Path(__file__).resolve().parent.parent
-PROBLEMS = ROOT / "problems"
-SUBMISSIONS = ROOT / "submissions"
-P1 = "per_example_grad_clipping"
 
 
 @pytest.fixture(scope="session")
@@ -52,14 +51,3 @@ def problem_copy(tmp_path, monkeypatch):
         return tmp_path / "problems" / pid
 
     return make
-
-
-def tree_digest(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def grade_source(problem, source: str, box, cases=None, feedback=None):
-    from grader.judge.pipeline import grade
-    from grader.judge.submission import parse_source
-
-    return grade(problem, parse_source(source, "<test>"), box, cases, feedback)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from support import ROOT
 
 CONTRACTS = {
     "layers": ("grader/problem/cases.py", "from grader.judge import verdict  # noqa"),

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..common.files import write_atomic
 from ..common.trees import get_path
-from ..common.verdicts import Verdict
+from ..common.verdicts import Verdict, Visibility
 from ..judge.output_checks import compare
 from ..judge.reference import reference_outputs
 from ..problem import Problem
@@ -72,7 +72,7 @@ def prepare(problem: Problem, raw_inputs: list[tuple[str, Any]]) -> None:
         seen[key] = cid
 
 
-def add_cases(problem: Problem, raw_inputs: list[tuple[str, Any]], visibility: str, sandbox: Sandbox,
+def add_cases(problem: Problem, raw_inputs: list[tuple[str, Any]], visibility: Visibility, sandbox: Sandbox,
               name_hint: Callable[[int], str] | None = None, exact_names: bool = False) -> list[NewCase]:
     """Validate, compute, cross-check, then write every case (all or nothing)."""
     prepare(problem, raw_inputs)

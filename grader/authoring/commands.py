@@ -11,6 +11,7 @@ import click
 
 from ..common.exits import EXIT_OK, EXIT_VERDICT
 from ..common.exits import fail as _fail
+from ..common.verdicts import Visibility
 from ..problem import ProblemError, find_problem, problem_folder, problems_root
 
 
@@ -29,7 +30,7 @@ def load_problem_or_exit(problem_id: str):
 _problem = load_problem_or_exit
 
 
-def _visibility(public: bool, hidden: bool) -> str:
+def _visibility(public: bool, hidden: bool) -> Visibility:
     if public and hidden:
         _fail("choose one of --public and --hidden")
     return "public" if public else "hidden"

@@ -18,7 +18,7 @@ from ..problem.inputs import InputError, canonical, check_input
 from .box_check import check_box
 from .context import Context, Finding
 from .grading_checks import check_reference, check_submissions
-from .mutants import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
+from .mutation import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
 from .oracle_checks import check_oracles
 from .statement import check_statement
 
@@ -90,7 +90,7 @@ NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,
                      log: Callable[[str], None] = lambda _m: None,
                      mutation=None) -> tuple[str, list[Finding]]:
-    """``mutation``: a ``mutants.MutationSession`` for ``validate --mutants``, else None."""
+    """``mutation``: a ``mutation.MutationSession`` for ``validate --mutants``, else None."""
     try:
         problem = load_problem(problem_dir)
         resolve(problem.meta, str(problem_dir / "problem.toml"))

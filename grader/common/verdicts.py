@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
+
+# Who sees a case: a public case in full, a hidden one only as id, verdict and reason.
+Visibility = Literal["public", "hidden"]
 
 
 class Verdict(str, Enum):
@@ -15,8 +19,9 @@ class Verdict(str, Enum):
     RJ = "RJ"
     IE = "IE"
 
+    # Shadows str.title() on purpose: a verdict's title is its name, never a re-cased code.
     @property
-    def title(self) -> str:
+    def title(self) -> str:  # type: ignore[override]
         return TITLES[self]
 
     @property

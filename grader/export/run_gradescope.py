@@ -55,7 +55,8 @@ def run(root: Path) -> int:
     results.parent.mkdir(parents=True, exist_ok=True)
     results.unlink(missing_ok=True)  # a stale file must never stand for this grade
     if env.get("JAXJUDGE_VERSION") != __version__:
-        write_atomic(results, failure(f"The autograder is broken: the bundle pins jaxjudge {env.get('JAXJUDGE_VERSION')}"
+        pinned = env.get("JAXJUDGE_VERSION")
+        write_atomic(results, failure(f"The autograder is broken: the bundle pins jaxjudge {pinned}"
                                       f" but {__version__} is installed; please tell your instructor.", max_score))
         return 0
     files = submitted_files(root / "submission")

@@ -67,7 +67,8 @@ def find_counterexample(problem: Problem, sub, sandbox, deadline: float) -> dict
         pool = generated_inputs(problem, CANDIDATES, COUNTEREXAMPLE_SEED)
     except Exception:
         return None
-    candidates = [(cid, raw) for cid, raw in pool if _valid(problem, raw) and canonical(problem.meta, raw) not in secret]
+    candidates = [(cid, raw) for cid, raw in pool
+                  if _valid(problem, raw) and canonical(problem.meta, raw) not in secret]
     candidates.sort(key=lambda item: _size(problem, item[1]))
     found = _first_failure(problem, sub, sandbox, candidates, deadline)
     while found is not None and time.monotonic() < deadline:

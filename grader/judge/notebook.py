@@ -151,10 +151,11 @@ def locate(report: Report, lines: tuple[tuple[int, int], ...] | None) -> Report:
     """The report with every line of the joined source named as its cell and line."""
     if not lines:
         return report
-    checks = {name: [replace(c, message=relabel(c.message, lines)) for c in getattr(report, name)]
-              for name in ("static_checks", "runtime_checks")}
+    static = [replace(c, message=relabel(c.message, lines)) for c in report.static_checks]
+    runtime = [replace(c, message=relabel(c.message, lines)) for c in report.runtime_checks]
     cases = [replace(c, message=relabel(c.message, lines)) if c.visibility == "public" else c for c in report.cases]
     counter = report.counterexample
     if isinstance(counter, dict) and isinstance(counter.get("message"), str):
         counter = {**counter, "message": relabel(counter["message"], lines)}
-    return replace(report, message=relabel(report.message, lines), cases=cases, counterexample=counter, **checks)
+    return replace(report, message=relabel(report.message, lines), cases=cases, counterexample=counter,
+                   static_checks=static, runtime_checks=runtime)

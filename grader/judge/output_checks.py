@@ -75,7 +75,8 @@ def _describe(node: Any, detail: bool = False) -> str:
 
 def _structure(spec: Any, got: Any, path: tuple[str, ...]) -> Mismatch | None:
     if not isinstance(got, dict):
-        return Mismatch("structure", f"'{dotted(path)}' should be a dict with keys {sorted(spec)}, got {_describe(got)}")
+        return Mismatch("structure",
+                        f"'{dotted(path)}' should be a dict with keys {sorted(spec)}, got {_describe(got)}")
     missing, extra = sorted(set(spec) - set(got)), sorted(set(got) - set(spec))
     if missing or extra:
         parts = ([f"missing {missing}"] if missing else []) + ([f"unexpected {extra}"] if extra else [])
@@ -112,7 +113,8 @@ def _leaves(ctx: CheckContext) -> list[tuple[OutputLeaf, Leaf]] | Mismatch:
 def check_type(ctx: CheckContext) -> Mismatch | None:
     for spec in ctx.meta.outputs:
         node = get_path(ctx.got, spec.path, MISSING)
-        want = {"jax": ("jax",), "numpy": ("numpy",), "any": ("jax", "numpy", "npscalar", "float", "int", "bool")}[spec.container]
+        want = {"jax": ("jax",), "numpy": ("numpy",),
+                "any": ("jax", "numpy", "npscalar", "float", "int", "bool")}[spec.container]
         if node is MISSING:
             return Mismatch("structure", f"the result has no '{dotted(spec.path)}'")
         if not isinstance(node, Leaf) or node.cls not in want:
@@ -177,8 +179,8 @@ def compare(spec: OutputLeaf, got: np.ndarray, expected: np.ndarray) -> dict:
     ix = tuple(int(v) for v in np.unravel_index(i, excess.shape))
     e, v = float(expected.flat[i]), float(g.flat[i])
     return {"leaf": dotted(spec.path), "index": list(ix), "expected": e, "got": v, "abs_err": float(err.flat[i]),
-            "rel_err": float(err.flat[i] / abs(e)) if e and np.isfinite(e) else None, "atol": spec.atol, "rtol": spec.rtol,
-            "excess": float(excess.flat[i])}
+            "rel_err": float(err.flat[i] / abs(e)) if e and np.isfinite(e) else None,
+            "atol": spec.atol, "rtol": spec.rtol, "excess": float(excess.flat[i])}
 
 
 @register("value")
@@ -225,7 +227,8 @@ def check_inputs_unchanged(ctx: CheckContext) -> Mismatch | None:
         return Mismatch("structure", "the arguments did not come back after the call, so they cannot be checked")
     for name in ctx.meta.entry.args:
         if not _same(ctx.inputs[name], ctx.args_after.get(name)):
-            return Mismatch(f"{name}_mutated", f"the argument '{name}' was modified by the call; leave inputs unchanged")
+            return Mismatch(f"{name}_mutated",
+                            f"the argument '{name}' was modified by the call; leave inputs unchanged")
     return None
 
 

@@ -12,7 +12,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..common.verdicts import Verdict
@@ -88,7 +88,7 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
 def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
            feedback: "Feedback | None", strict: bool, every_perturbation: bool) -> Graded:
     static = static_stage(sub, problem)
-    base = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
+    base: dict[str, Any] = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
                 problem_version=content_hash(problem), judge_version=__version__)
     pre = first_failure([checks_outcome([c for c in static if c.verdict == "CE"]),
                          checks_outcome([c for c in static if c.verdict == "RJ"])])
@@ -109,20 +109,14 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
             [table.choose(graded, depends, random.SystemRandom())]
         ids = tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
         request = replace(request, probe_ids=ids, probe_factors=tuple(tuple(table.factors[k]) for k, _ in plan))
-    run = sandbox.run(request)
+    run = sandbox.run(request)  # the host refuses a strict request in a weaker sandbox (judge_error)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
-    if strict and run.unavailable:
-        run.judge_error = ("strict sandbox: refusing to grade without every layer; unavailable: " +
-                           ", ".join(f"{k} ({v})" for k, v in run.unavailable.items()))
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
                              sandbox=sandbox_info, **base), run)
     judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
     excess = {j.case.id: j.excess for j in judged if j.excess is not None}
     load = load_outcome(problem, run.load_status, run.load_error)
-    if load.verdict is Verdict.AC and not run.complete and not run.phase_failures \
-            and all(c.status == "ok" for c in run.cases.values()):
-        run.phase_failures["child"] = "crash"  # it stopped without saying so: never a pass
     # Runtime requirements are judged on evidence from runs that completed; a submission
     # that crashes on every case is told about the crash, not about its transforms.
     # A case that ended the process (a limit, a crash) took everything the child sends

@@ -109,7 +109,7 @@ def _save(problem: Problem, table: ProbeTable) -> None:
     keys = list(table.outputs)
     meta = json.dumps({"factors": table.factors, "cases": table.cases, "keys": keys, "moved": table.moved})
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.frombuffer(meta.encode(), dtype=np.uint8),
+    np.savez_compressed(buf, allow_pickle=False, meta=np.frombuffer(meta.encode(), dtype=np.uint8),
                         **{f"o{i}": table.outputs[k] for i, k in enumerate(keys)})
     path = _path(problem)
     try:
@@ -130,7 +130,7 @@ def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
     factors = [list(draw_perturbation()) for _ in range(FACTORS)]
     ref = load_submission(problem.reference_path)
     request = replace(make_request(ref, problem, candidates), size_probe=[],
-                      probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(factors))
+                      probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(tuple(f) for f in factors))
     run = sandbox.run(request)
     bad = run.judge_error or (None if run.complete else "it did not finish") or next(
         (f"case {cid} ended with {c.status}" for cid, c in run.cases.items() if c.status != "ok"), None)

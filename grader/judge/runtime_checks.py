@@ -9,28 +9,34 @@ needs it: never a pass.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from ..problem import Problem, Requirements
+from ..sandbox.messages import JitReport
 from ..sandbox.request import RunResult
 from .probe_checks import check_dependence, check_vectorized, missing_evidence
 from .results import CheckResult
 
 if TYPE_CHECKING:
+    from .probe_table import ProbeTable
     from .verdict import Ending
 
+# The dependence probe as the pipeline planned it: the table, and per perturbation applied
+# its index in the table with the cases rerun under it.
+Probe = tuple["ProbeTable | None", list[tuple[int, tuple[str, ...]]]]
 
-def _is_subsequence(needle: tuple[str, ...], hay: list[str]) -> bool:
+
+def _is_subsequence(needle: tuple[str, ...], hay: tuple[str, ...]) -> bool:
     it = iter(hay)
     return all(any(x == y for y in it) for x in needle)
 
 
-def _lines(calls: dict, name: str) -> str:
-    lines = [line for line in calls.get(name, []) if type(line) is int]
+def _lines(calls: Mapping[str, tuple[int, ...]], name: str) -> str:
+    lines = calls.get(name, ())
     return f" (called at line {', '.join(map(str, lines[:5]))})" if lines else ""
 
 
-def check_runtime(run: RunResult, problem: Problem, probe: tuple | None = None,
+def check_runtime(run: RunResult, problem: Problem, probe: Probe | None = None,
                   all_passed: bool = False, ending: "Ending | None" = None) -> list[CheckResult]:
     """Every runtime rule of the problem, judged on the run's evidence. The dependence
     probe, ``(table, [(factor index, case ids), ...])``, is judged only when every case passed:
@@ -41,7 +47,8 @@ def check_runtime(run: RunResult, problem: Problem, probe: tuple | None = None,
     results = check_record(run, req, ending)
     results += check_vectorized(run, req, frozenset(c.id for c in problem.cases if c.hidden), ending)
     if all_passed and probe is not None:
-        results += check_dependence(run, problem, *probe, ending)
+        table, plan = probe
+        results += check_dependence(run, problem, table, plan, ending)
     return results
 
 
@@ -56,9 +63,8 @@ def check_record(run: RunResult, req: Requirements, ending: "Ending | None" = No
     if run.runtime is None:  # every rule that needs the record fails, each under its own name
         return [missing_evidence(run, "runtime", "record of the transforms it ran", ending, name)
                 for name in _rule_names(req)]
-    calls = run.runtime.get("calls", {}) if isinstance(run.runtime.get("calls"), dict) else {}
-    nests = [list(map(str, n)) for n in run.runtime.get("nests", []) if isinstance(n, list)]
-    overflow = run.runtime.get("overflow") is True
+    # The record was checked, shape and bounds, when the host decoded it (messages.RuntimeRecord).
+    calls, nests, overflow = run.runtime.calls, run.runtime.nests, run.runtime.overflow
     results: list[CheckResult] = []
     ran = {name for stack in nests for name in stack}  # traced functions that really executed
     for name in req.calls:
@@ -82,23 +88,22 @@ def check_record(run: RunResult, req: Requirements, ending: "Ending | None" = No
         results.append(CheckResult(f"{' of '.join(rule)}", ok, msg))
     for name in req.forbid:
         ok = name not in calls
-        results.append(CheckResult(f"never calls {name}", ok,
-                                   "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"))
-    results.extend(_traced(run, req))
+        detail = "not called" if ok else f"{name} was called{_lines(calls, name)}; it is not allowed here"
+        results.append(CheckResult(f"never calls {name}", ok, detail))
+    results.extend(_traced(run.runtime.jit, req))
     return results
 
 
-def _traced(run: RunResult, req: Requirements) -> list[CheckResult]:
+def _traced(jit: JitReport, req: Requirements) -> list[CheckResult]:
     """The entry ran under jax.jit on every case: no Python branching on traced values,
     no conversion of a traced argument to a Python number. (The judge traces and compiles
     each input signature once and runs that program for every case of it, so a program
     cannot be traced again for a value.)"""
     if not req.traced:
         return []
-    jit = run.runtime.get("jit") or {}
     name = "traced under jax.jit"
-    if jit.get("mode") != "jit":
-        why = jit.get("broke") or "no record of how the function ran"
+    if jit.mode != "jit":
+        why = jit.broke or "no record of how the function ran"
         return [CheckResult(name, False, f"the function could not run under jax.jit with traced arguments ({why}); "
                             f"use lax.cond, jnp.where or lax.fori_loop instead of Python control flow on values")]
     return [CheckResult(name, True, "ran under jax.jit with traced arguments on every case")]

@@ -45,20 +45,21 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
     # Plain rebinding (``v = jax.vmap``, ``v: Callable = jax.vmap``), iterated so chains resolve too.
     for _ in range(3):
         for node in ast.walk(tree):
-            target = _single_target(node)
-            if target is not None:
-                q = _qualname(node.value, aliases)
+            binding = _single_binding(node)
+            if binding is not None:
+                target, value = binding
+                q = _qualname(value, aliases)
                 if q:
                     aliases[target] = q
     return aliases
 
 
-def _single_target(node: ast.AST) -> str | None:
-    """The name ``node`` binds when it is ``name = value`` or ``name: annotation = value``."""
+def _single_binding(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """The name ``node`` binds and its value, when it is ``name = value`` or ``name: annotation = value``."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        return node.targets[0].id
+        return node.targets[0].id, node.value
     if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
-        return node.target.id
+        return node.target.id, node.value
     return None
 
 
@@ -136,14 +137,16 @@ def static_stage(sub: Submission, problem: Problem) -> list[CheckResult]:
     meta = problem.meta
     if sub.syntax_error:
         return [CheckResult("syntax", False, sub.syntax_error, "CE")]
+    tree = sub.tree
+    assert tree is not None, "a submission without a syntax error has its tree"
     checks = [CheckResult("syntax", True, "the file parses")]
     errors = restricted_errors(sub.source)
     checks.append(CheckResult("language policy", not errors, "; ".join(errors) or "within the allowed subset", "CE"))
-    defined = meta.entry.name in _top_level_names(sub.tree)
+    defined = meta.entry.name in _top_level_names(tree)
     checks.append(CheckResult("entry point", defined,
                               f"defines {meta.entry.name}" if defined else
                               f"no top-level function named '{meta.entry.name}'", "CE"))
-    return checks + check_source(sub.tree, meta.requirements)
+    return checks + check_source(tree, meta.requirements)
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:

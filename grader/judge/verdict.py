@@ -112,7 +112,8 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         message = {"timeout": f"no result within {meta.limits.time_seconds:g} s",
                    "mle": f"memory limit of {meta.limits.memory_mb} MB exceeded",
                    "ole": f"output larger than {meta.limits.output_kb} KB"}.get(status, "")
-        outcome = Outcome(verdict, reason, message or (err.get("message", "") + where) or f"process ended ({exit_info})")
+        outcome = Outcome(verdict, reason,
+                          message or (err.get("message", "") + where) or f"process ended ({exit_info})")
     report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
                         outcome.reason, outcome.message, run.time_ms)
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst

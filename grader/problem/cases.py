@@ -20,15 +20,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from ..common.verdicts import Visibility
 from .meta import Meta, ProblemError, parse_meta
 
-VISIBILITIES = ("public", "hidden")
+VISIBILITIES: tuple[Visibility, ...] = ("public", "hidden")
 
 
 @dataclass
 class Case:
     id: str
-    visibility: str
+    visibility: Visibility
     path: Path
     input: Any
     expected: Any = None
@@ -66,14 +67,14 @@ class Problem:
     def generator_path(self) -> Path:
         return self.root / "generator.py"
 
-    def cases_dir(self, visibility: str) -> Path:
+    def cases_dir(self, visibility: Visibility) -> Path:
         return self.root / "cases" / visibility
 
     def public_cases(self) -> list[Case]:
         return [c for c in self.cases if not c.hidden]
 
 
-def read_case(path: Path, visibility: str) -> Case:
+def read_case(path: Path, visibility: Visibility) -> Case:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

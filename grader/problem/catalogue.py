@@ -51,7 +51,8 @@ def add_author_roots(folders: tuple[str, ...] | list[str]) -> None:
             raise ProblemError(folder, "no such problem folder (--problems)")
     if folders:
         old = os.environ.get(PROBLEMS_ENV, "")
-        os.environ[PROBLEMS_ENV] = os.pathsep.join([*(str(Path(f).resolve()) for f in folders), *([old] if old else [])])
+        os.environ[PROBLEMS_ENV] = os.pathsep.join([*(str(Path(f).resolve()) for f in folders),
+                                                    *([old] if old else [])])
 
 
 def _local_root(start: Path | None = None) -> Path | None:

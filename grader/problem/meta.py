@@ -9,11 +9,15 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..common.trees import Path_, flatten_spec
 
-INPUT_KINDS = ("array", "float", "int")
+InputKind = Literal["array", "float", "int"]
+Container = Literal["jax", "numpy", "any"]  # the array type a submission must return
+Difficulty = Literal["easy", "medium", "hard"]
+INPUT_KINDS: tuple[InputKind, ...] = ("array", "float", "int")
+CONTAINERS: tuple[Container, ...] = ("jax", "numpy", "any")
 DEFAULT_OUTPUT_CHECKS = ("structure", "type", "dtype", "shape", "finite", "value", "inputs_unchanged")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 
@@ -35,7 +39,7 @@ class InputLeaf:
     keep."""
 
     path: Path_
-    kind: str  # array | float | int
+    kind: InputKind
     dtype: str | None = None
     shape: tuple[str | int, ...] = ()
     min: float | None = None
@@ -54,7 +58,7 @@ class OutputLeaf:
     shape: tuple[str | int, ...] = ()
     atol: float = 0.0
     rtol: float = 0.0
-    container: str = "jax"  # the array type a submission must return: jax | numpy | any
+    container: Container = "jax"
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ class Meta:
     (``[oracles]``), and the nested skeletons of the input and output trees."""
 
     title: str
-    difficulty: str
+    difficulty: Difficulty
     tags: tuple[str, ...]
     entry: Entry
     limits: Limits
@@ -137,7 +141,7 @@ _TABLE_KEYS = {
 }
 _INPUT_LEAF_KEYS = {"kind", "dtype", "shape", "min", "max"}
 _OUTPUT_LEAF_KEYS = {"dtype", "shape", "atol", "rtol", "container"}
-DIFFICULTIES = ("easy", "medium", "hard")
+DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
 
 
 def _check_keys(table: dict, allowed: set[str], where: str, file: Path) -> None:
@@ -199,7 +203,10 @@ def parse_meta(data: dict, file: Path) -> Meta:
     for key, value in lim.items():
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
             raise ProblemError(file, f"'limits.{key}' must be a positive number")
-    limits = Limits(**{k: (int(v) if k in ("memory_mb", "output_kb") else float(v)) for k, v in lim.items()})
+    default = Limits()
+    limits = Limits(float(lim.get("time_seconds", default.time_seconds)),
+                    float(lim.get("load_seconds", default.load_seconds)),
+                    int(lim.get("memory_mb", default.memory_mb)), int(lim.get("output_kb", default.output_kb)))
 
     req = data.get("requirements", {})
     for key in ("calls", "forbid", "depends", "depends_on", "vectorized"):
@@ -217,7 +224,8 @@ def parse_meta(data: dict, file: Path) -> Meta:
 
     dims: dict[str, tuple[int, int]] = {}
     for name, rng in _need(data, "dims", dict, "", file).items() if "dims" in data else []:
-        if not (isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, int) for v in rng) and 0 <= rng[0] <= rng[1]):
+        if not (isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, int) for v in rng)
+                and 0 <= rng[0] <= rng[1]):
             raise ProblemError(file, f"'dims.{name}' must be [min, max] with 0 <= min <= max")
         dims[name] = (rng[0], rng[1])
 
@@ -250,7 +258,7 @@ def parse_meta(data: dict, file: Path) -> Meta:
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0 or not math.isfinite(v):
                 raise ProblemError(file, f"'{where}{tol}' must be a finite number >= 0")
         container = table.get("container", "jax")
-        if container not in ("jax", "numpy", "any"):
+        if container not in CONTAINERS:
             raise ProblemError(file, f"'{where}container' must be jax, numpy or any")
         outputs.append(OutputLeaf(path, table["dtype"], _shape(table.get("shape", []), dims, where, file),
                                   float(table.get("atol", 0.0)), float(table.get("rtol", 0.0)), container))

@@ -16,6 +16,8 @@ def load_module(path: Path, name: str):
     if not path.is_file():
         raise ProblemError(path, "missing")
     spec = importlib.util.spec_from_file_location(f"jaxjudge_problem_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ProblemError(path, "cannot be imported: not a Python source file")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

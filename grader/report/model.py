@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..common.jsonsafe import json_safe
+from ..common.verdicts import Visibility
 
 # The only words a hidden case may carry, keyed by reason code.
 HIDDEN_MESSAGES = {
@@ -38,7 +39,7 @@ class CaseReport:
     and ``stdout`` stay ``None`` (see [`hidden_view`][grader.report.model.hidden_view])."""
 
     id: str
-    visibility: str
+    visibility: Visibility
     verdict: str
     reason: str
     message: str

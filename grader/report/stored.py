@@ -49,7 +49,7 @@ def _flatten(value: Any, shape: list[int]) -> list | None:
         shape.append(len(value))
         if not value:
             return []
-        parts = []
+        parts: list[tuple[list[int], list]] = []
         for item in value:
             inner: list[int] = []
             flat = _flatten(item, inner)

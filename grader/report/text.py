@@ -81,7 +81,8 @@ def render_text(report: Report, console=None) -> None:
             table.add_column(col)
         for case in report.cases:
             t = f"{case.time_ms:.1f}" if case.time_ms is not None else "-"
-            table.add_row(_e(case.id), _e(case.visibility), _e(case.verdict), _e(case.reason or ""), t, _e(case.message))
+            table.add_row(_e(case.id), _e(case.visibility), _e(case.verdict), _e(case.reason or ""), t,
+                          _e(case.message))
         con.print(table)
     for case in report.cases:
         if case.visibility != "public" or case.verdict == Verdict.AC.value or case.input is None:
@@ -119,11 +120,10 @@ def render_text(report: Report, console=None) -> None:
         con.print(f"  got:      {_e(_fmt(ce['got'], 800))}")
     if report.summarized:
         con.print(f"\n  too large to keep in full, stored as summaries: {_e(', '.join(report.summarized))}")
-    costed = [c for c in report.cases if c.cost]
+    costed = [(c, c.cost) for c in report.cases if c.cost]
     if costed:
         con.print("\n[bold]Cost per case[/bold] (ms; wall-clock on a shared machine, so noisy):")
-        for c in costed:
-            k = c.cost
+        for c, k in costed:
             ref = (f"   reference: compile {k['ref_compile_ms']:.1f}, run {k['ref_run_ms']:.2f}"
                    if "ref_run_ms" in k else "")
             con.print(f"  {_e(c.id.ljust(16))} compile {k['compile_ms']:.1f}, run {k['run_ms']:.2f}{_e(ref)}")

@@ -1,18 +1,23 @@
 """The judge's side of the sandbox: ``Sandbox`` owns one zygote process (see
 ``zygote``) and turns a ``Request`` into a ``RunResult``; ``Pool`` shares several.
-Every frame from the child is decoded with the defensive decoder in ``wire``.
-This process never imports JAX, so the judge holds no JAX state a submission
-could reach.
+Every frame is decoded, through the table of ``frames``, into its message or refused
+(the run then ends as the judge's error, ``judge_error``); what this module records
+is therefore already checked. This process never imports JAX, so the judge holds no
+JAX state a submission could reach.
 """
 from __future__ import annotations
 
 import signal
 import subprocess
 import sys
-from typing import Any
+from dataclasses import asdict
+from typing import IO, Any, Callable
 
 from . import wire
 from .env import child_env
+from .frames import RUN, STARTUP, Exit, UnknownKind, read_message
+from .messages import Begin, CaseDone, Done, Hello, Load, ProbeDone, RuntimeRecord, Sizes
+from .outcome import ErrorInfo, Outcome
 from .request import CaseRun, Request, RunResult
 
 _SIGNAL_TLE = {signal.SIGXCPU, signal.SIGKILL}
@@ -22,7 +27,7 @@ class Sandbox:
     """One warm zygote; ``run`` is serial. Use several for parallel grading."""
 
     def __init__(self) -> None:
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> "Sandbox":
         return self
@@ -30,20 +35,22 @@ class Sandbox:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def start(self) -> None:
+    def start(self) -> subprocess.Popen[bytes]:
         if self.proc is not None and self.proc.poll() is None:
-            return
+            return self.proc
         self.proc = subprocess.Popen([sys.executable, "-m", "grader.sandbox.zygote"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(),
                                      start_new_session=True)
-        header, _ = wire.read_frame(self.proc.stdout, 1 << 20)
-        if header.get("type") != "ready":
-            raise RuntimeError("the sandbox zygote did not start")
+        try:
+            read_message(_pipe(self.proc.stdout), STARTUP)
+        except UnknownKind:
+            raise RuntimeError("the sandbox zygote did not start") from None
+        return self.proc
 
     def close(self) -> None:
         if self.proc is not None:
             try:
-                self.proc.stdin.close()
+                _pipe(self.proc.stdin).close()
                 self.proc.wait(timeout=5)
             except Exception:
                 self.proc.kill()
@@ -52,87 +59,87 @@ class Sandbox:
     def run(self, request: Request) -> RunResult:
         result = RunResult(cases={cid: CaseRun(cid) for cid, _ in request.cases})
         try:
-            self.start()
+            proc = self.start()
             header, blob = request.frame()
-            wire.write_frame(self.proc.stdin, header, blob)
-            self._collect(result, request.output_kb * 1024)
+            wire.write_frame(_pipe(proc.stdin), header, blob)
+            _Collector(result).collect(_pipe(proc.stdout), request.output_kb * 1024)
         except (EOFError, OSError, RuntimeError, wire.WireError) as exc:
             self.close()
             result.judge_error = f"the sandbox failed: {exc}"
+        if request.strict and result.unavailable:
+            result.judge_error = ("strict sandbox: refusing to grade without every layer; unavailable: " +
+                                  ", ".join(f"{k} ({v})" for k, v in result.unavailable.items()))
         return result
 
-    def _collect(self, result: RunResult, cap: int) -> None:
-        current: tuple[str, str | None] | None = None  # (phase, case id) that is running
-        locked = False  # the child reported its lockdown: from here on submission code may run
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    if stream is None:  # never: the zygote is started with both pipes
+        raise OSError("the sandbox zygote has no pipe")
+    return stream
+
+
+class _Collector:
+    """One run's messages, applied in the order they came."""
+
+    def __init__(self, result: RunResult) -> None:
+        self.result = result
+        self.current: tuple[str, str | None] | None = None  # (phase, case id) that is running
+        self.locked = False  # the child reported its lockdown: from here on submission code may run
+
+    def collect(self, stream: IO[bytes], output_bytes: int) -> None:
         while True:
-            header, blob = wire.read_frame(self.proc.stdout, cap + (2 << 20))
-            kind = header.get("type")
-            if kind == "exit":
-                result.exit = header
-                _finish(result, current, header, locked)
+            message = read_message(stream, RUN, output_bytes)
+            if isinstance(message, Exit):
+                self.result.exit = message.to_header()
+                _finish(self.result, self.current, self.result.exit, self.locked)
+                _unfinished(self.result)
                 return
-            if kind == "done":
-                result.complete = True
-            if kind == "hello":
-                locked = True
-                result.layers = [str(x) for x in header.get("layers", [])][:20]
-                result.unavailable = {str(k): str(v)[:300] for k, v in dict(header.get("unavailable", {})).items()}
-            elif kind == "load":
-                result.load_status = str(header.get("status"))
-                result.load_error = _error(header)
-                result.load_stdout = str(header.get("stdout", ""))[:20000]
-            elif kind == "begin":
-                phase = header.get("phase")
-                current = ("case", str(header.get("case"))) if phase == "case" else (str(phase)[:20], None)
-            elif kind == "case" and header.get("case") in result.cases:
-                result.cases[header["case"]] = _case_run(header, blob)
-                current = None
-            elif kind == "runtime":
-                jit = header.get("jit") if isinstance(header.get("jit"), dict) else {}
-                result.runtime = {"calls": header.get("calls", {}), "nests": header.get("nests", []),
-                                  "overflow": header.get("overflow") is True,
-                                  "jit": {"mode": str(jit.get("mode", ""))[:10],
-                                          "broke": str(jit["broke"])[:500] if jit.get("broke") else None}}
-            elif kind == "sizes":
-                result.sizes = [{"size": s.get("size") if type(s.get("size")) is int else None,
-                                 "eqns": s.get("eqns") if type(s.get("eqns")) is int else None,
-                                 "how": str(s.get("how", ""))[:10], "error": str(s.get("error", ""))[:100] or None}
-                                for s in header.get("sizes", [])[:4] if isinstance(s, dict)]
-            elif kind == "probe":
-                probe = _case_run(header, blob)
-                probe.factor = header.get("factor") if type(header.get("factor")) is int else -1
-                result.probes.append(probe)
+            _APPLY[type(message)](self, message)
+
+    def hello(self, m: Hello) -> None:
+        self.locked = True
+        self.result.layers, self.result.unavailable = list(m.layers), dict(m.unavailable)
+
+    def load(self, m: Load) -> None:
+        self.result.load_status, self.result.load_stdout = m.outcome.status, m.outcome.stdout
+        self.result.load_error = _error(m.outcome.error)
+
+    def begin(self, m: Begin) -> None:
+        self.current = ("case", m.case) if m.phase == "case" else (m.phase, None)
+
+    def case(self, m: CaseDone) -> None:
+        if m.case in self.result.cases:  # a case the job did not name is no evidence of anything
+            self.result.cases[m.case] = _case_run(m.case, m.outcome, m.output, m.args)
+            self.current = None
+
+    def sizes(self, m: Sizes) -> None:
+        self.result.sizes = [asdict(s) for s in m.sizes]
+
+    def runtime(self, m: RuntimeRecord) -> None:
+        self.result.runtime = m
+
+    def probe(self, m: ProbeDone) -> None:
+        run = _case_run(m.case, m.outcome, m.output, None)
+        run.factor = m.factor
+        self.result.probes.append(run)
+
+    def done(self, m: Done) -> None:
+        self.result.complete = True
 
 
-def _error(header: dict) -> dict | None:
-    err = header.get("error")
-    if not isinstance(err, dict):
-        return None
-    line = err.get("line")
-    return {"type": str(err.get("type", ""))[:100], "message": str(err.get("message", ""))[:2000],
-            "line": line if type(line) is int else None}
+_APPLY: dict[type, Callable[[_Collector, Any], None]] = {
+    Hello: _Collector.hello, Load: _Collector.load, Begin: _Collector.begin, CaseDone: _Collector.case,
+    Sizes: _Collector.sizes, RuntimeRecord: _Collector.runtime, ProbeDone: _Collector.probe, Done: _Collector.done}
 
 
-def _case_run(header: dict, blob: bytes) -> CaseRun:
-    run = CaseRun(str(header.get("case")), str(header.get("status", "crash")))
-    t = header.get("time_ms")
-    run.time_ms = float(t) if type(t) in (int, float) else None
-    run.error = _error(header)
-    run.stdout = str(header.get("stdout", ""))[:20000]
-    cost = header.get("cost")
-    if isinstance(cost, dict) and all(type(cost.get(k)) in (int, float) for k in ("compile_ms", "run_ms")):
-        run.cost = {"compile_ms": float(cost["compile_ms"]), "run_ms": float(cost["run_ms"])}
-    program = header.get("program")
-    if isinstance(program, dict) and type(program.get("ops")) is int and program.get("how") in ("traced", "eager"):
-        run.program = {"ops": program["ops"], "how": program["how"]}
-    if run.status == "ok":
-        try:
-            run.output = wire.decode_tree(header.get("output"), blob)
-            run.args_after = wire.decode_tree(header.get("args"), blob) if "args" in header else None
-        except (wire.WireError, ValueError, TypeError) as exc:
-            run.status, run.output = "bad_output", None
-            run.error = {"type": "WireError", "message": str(exc)[:500], "line": None}
-    return run
+def _error(error: ErrorInfo | None) -> dict | None:
+    return None if error is None else asdict(error)
+
+
+def _case_run(case: str, outcome: Outcome, output: Any, args: Any) -> CaseRun:
+    return CaseRun(case, outcome.status, outcome.time_ms, output, args, _error(outcome.error), outcome.stdout,
+                   None if outcome.cost is None else asdict(outcome.cost),
+                   program=None if outcome.program is None else asdict(outcome.program))
 
 
 def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info: dict,
@@ -161,6 +168,14 @@ def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info
         result.cases[case].status = status
     else:
         result.phase_failures[phase if phase in ("sizes", "runtime", "probe") else "child"] = status
+
+
+def _unfinished(result: RunResult) -> None:
+    """A child that loaded the submission, ran every case cleanly and then stopped without
+    saying ``done`` has left evidence missing for no reason it gave: never a pass."""
+    if result.load_status == "ok" and not result.complete and not result.phase_failures \
+            and all(c.status == "ok" for c in result.cases.values()):
+        result.phase_failures["child"] = "crash"
 
 
 class Pool:

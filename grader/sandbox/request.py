@@ -1,8 +1,9 @@
-"""What the judge asks of the sandbox and what comes back, as typed data.
+"""What the judge asks of the sandbox and what comes back, as typed data (judge side).
 
 A ``Request`` carries the source, the entry and the typed case inputs (never an
-expected output) and turns itself into one wire frame; a ``RunResult`` holds the
-per-case outcomes the judge decoded from the child's frames.
+expected output) and turns itself into one ``job.Job`` frame; a ``RunResult`` holds
+what ``host`` built from the child's frames, each decoded and checked at the
+boundary (``frames``), so that the judge's stages read it without checking again.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 from ..problem.inputs import JaxInput
 from . import wire
 from .env import default_readable_paths
+from .job import Job, JobCase, JobSize, perturbation
+from .messages import MAX_PERTURBATIONS, RuntimeRecord
 from .xla_cache import readable_cache
 
 
@@ -30,7 +33,7 @@ class CaseRun:
     time_ms: float | None = None
     output: Any = None
     args_after: Any = None
-    error: dict | None = None
+    error: dict | None = None  # type, message, line (in the submission's file, or None)
     stdout: str = ""
     cost: dict | None = None  # compile_ms, run_ms (when asked for)
     factor: int = 0  # a probe rerun: which of the request's probe perturbations
@@ -47,10 +50,10 @@ class RunResult:
     layers: list[str] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
     cases: dict[str, CaseRun] = field(default_factory=dict)
-    runtime: dict | None = None
+    runtime: RuntimeRecord | None = None  # None: the record never came
     probes: list[CaseRun] = field(default_factory=list)  # reruns under the probe factors
-    sizes: list[dict] = field(default_factory=list)  # program size per batch size
-    exit: dict = field(default_factory=dict)
+    sizes: list[dict] = field(default_factory=list)  # program size per batch size: size, eqns, how, error
+    exit: dict = field(default_factory=dict)  # the zygote's ``frames.Exit``, as its header
     judge_error: str | None = None
     complete: bool = False  # the child said "done": every phase it was asked for finished
     phase_failures: dict[str, str] = field(default_factory=dict)  # sizes|runtime|probe|child -> how it ended
@@ -87,20 +90,20 @@ class Request:
 
     def frame(self) -> tuple[dict, bytes]:
         nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_probe])
-        cases = [{"id": cid, "hidden": cid in self.hidden, "input": node} for (cid, _), node in zip(self.cases, nodes)]
-        sizes = [{"size": n, "input": node} for (n, _), node in zip(self.size_probe, nodes[len(self.cases):])]
         n = len(self.cases) * (1 + len(self.probe_factors)) + 2
         cache = readable_cache()
-        header = {
-            "type": "run", "source": self.source, "entry": self.entry, "args": list(self.args), "cases": cases,
-            "time_seconds": self.time_seconds, "load_seconds": self.load_seconds,
-            "cpu_seconds": int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
-            "memory_mb": self.memory_mb, "output_bytes": self.output_kb * 1024,
-            "watch": list(self.watch), "poison": list(self.poison), "probe": self.probe, "size_probe": sizes,
-            "strict": self.strict, "probe_ids": list(self.probe_ids), "probe_factors": list(self.probe_factors),
-            "cost": self.cost, "wall_seconds": self.wall_seconds,
-            "readable": default_readable_paths() + ([cache] if cache else []),
-            "xla_cache": cache,
-            "disabled_layers": [x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",") if x.strip()],
-        }
-        return header, blob
+        job = Job(
+            source=self.source, entry=self.entry, args=tuple(self.args),
+            cases=tuple(JobCase(cid, cid in self.hidden, node) for (cid, _), node in zip(self.cases, nodes)),
+            time_seconds=self.time_seconds, load_seconds=self.load_seconds,
+            cpu_seconds=int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
+            memory_mb=self.memory_mb, output_bytes=self.output_kb * 1024, watch=tuple(self.watch),
+            poison=tuple(self.poison),
+            size_probe=tuple(JobSize(size, node) for (size, _), node in zip(self.size_probe, nodes[len(self.cases):])),
+            strict=self.strict, probe_ids=tuple(self.probe_ids),
+            probe_factors=tuple(perturbation(f) for f in self.probe_factors[:MAX_PERTURBATIONS]),
+            cost=self.cost, wall_seconds=self.wall_seconds,
+            readable=tuple(default_readable_paths() + ([cache] if cache else [])), xla_cache=cache,
+            disabled_layers=tuple(x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",")
+                                  if x.strip()))
+        return job.to_header(), blob

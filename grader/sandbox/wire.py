@@ -12,7 +12,7 @@ import json
 import math
 import struct
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable
+from typing import IO, Any, Callable
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from ..common.dtypes import numpy_dtype
 from ..common.jsonsafe import json_safe
 
 MAGIC = b"JXJ1"
-_HEAD = struct.Struct(">4sIQ")
+# The one definition of a frame's fixed head; the zygote parses its child's frames with it too.
+HEAD = struct.Struct(">4sIQ")
 MAX_DEPTH = 32
 MAX_NODES = 20_000
 MAX_NDIM = 8
@@ -69,13 +70,13 @@ class Opaque:
 
 # ------------------------------------------------------------------ frames
 
-def write_frame(out: BinaryIO, header: dict, blob: bytes = b"") -> None:
+def write_frame(out: IO[bytes], header: dict, blob: bytes = b"") -> None:
     head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
-    out.write(_HEAD.pack(MAGIC, len(head), len(blob)) + head + blob)
+    out.write(HEAD.pack(MAGIC, len(head), len(blob)) + head + blob)
     out.flush()
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes:
+def _read_exact(stream: IO[bytes], n: int) -> bytes:
     chunks, got = [], 0
     while got < n:
         chunk = stream.read(min(n - got, 1 << 20))
@@ -86,23 +87,28 @@ def _read_exact(stream: BinaryIO, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(stream: BinaryIO, max_bytes: int) -> tuple[dict, bytes]:
-    """Read one frame; EOFError at a clean end, WireError/TooLarge on garbage."""
-    raw = stream.read(_HEAD.size)
+def read_frame(stream: IO[bytes], max_bytes: int,
+               cap_of: Callable[[dict], int] | None = None) -> tuple[dict, bytes]:
+    """Read one frame; EOFError at a clean end, WireError/TooLarge on garbage. ``cap_of``
+    gives the cap of the frame its header describes (it may refuse the header outright),
+    checked before the blob is read."""
+    raw = stream.read(HEAD.size)
     if not raw:
         raise EOFError("stream closed")
-    raw += _read_exact(stream, _HEAD.size - len(raw)) if len(raw) < _HEAD.size else b""
-    magic, head_len, blob_len = _HEAD.unpack(raw)
+    raw += _read_exact(stream, HEAD.size - len(raw)) if len(raw) < HEAD.size else b""
+    magic, head_len, blob_len = HEAD.unpack(raw)
     if magic != MAGIC:
         raise WireError("bad frame magic")
     if head_len + blob_len > max_bytes:
         raise TooLarge(f"frame of {head_len + blob_len} bytes exceeds the cap of {max_bytes}")
     try:
         header = json.loads(_read_exact(stream, head_len))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: also an int of 5000 digits
         raise WireError(f"bad frame header: {exc}") from None
     if not isinstance(header, dict):
         raise WireError("frame header is not an object")
+    if cap_of is not None and head_len + blob_len > (cap := cap_of(header)):
+        raise TooLarge(f"frame of {head_len + blob_len} bytes exceeds its kind's cap of {cap}")
     return header, _read_exact(stream, blob_len)
 
 
@@ -194,7 +200,8 @@ class Unpacker:
         if kind == "dict":
             out: dict[str, Any] = {}
             for pair in self._items(node):
-                if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)) or len(pair[0]) > MAX_KEY:
+                is_pair = isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                if not is_pair or len(pair[0]) > MAX_KEY:
                     raise WireError("malformed dict item")
                 if pair[0] in out:
                     raise WireError("duplicate dict key")
@@ -220,7 +227,8 @@ class Unpacker:
         cls, shape, off, n = node.get("cls"), node.get("shape"), node.get("off"), node.get("n")
         if cls not in LEAF_CLASSES:
             raise WireError("unknown array class")
-        dtype = dtype_of(node.get("dtype") if isinstance(node.get("dtype"), str) else "?")
+        name = node.get("dtype")
+        dtype = dtype_of(name if isinstance(name, str) else "?")
         if not (isinstance(shape, list) and len(shape) <= MAX_NDIM
                 and all(type(d) is int and 0 <= d < 2**31 for d in shape)):
             raise WireError("bad array shape")

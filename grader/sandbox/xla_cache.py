@@ -38,7 +38,8 @@ def cache_dir() -> Path | None:
         jaxlib = version("jaxlib")
     except PackageNotFoundError:
         return None
-    base = Path(value) if value else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxjudge" / "xla"
+    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    base = Path(value) if value else cache_home / "jaxjudge" / "xla"
     return base / f"jaxlib-{jaxlib}"
 
 

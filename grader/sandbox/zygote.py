@@ -13,14 +13,16 @@ import json
 import os
 import select
 import signal
-import struct
 import sys
 import time
+from typing import BinaryIO
 
 from . import wire
+from .frames import CHILD_KINDS, Exit, Ready, output_cap
+from .job import Job
+from .messages import Begin
 
 MAX_REQUEST = 256 << 20
-HEADROOM = 1 << 20  # frame headers and captured prints, on top of the output cap
 STARTUP_SLACK = 10.0  # lockdown and the first import inside the child
 _UNREAPED: list[int] = []
 NO_WARM_UP = "JAXJUDGE_ZYGOTE_NO_WARM_UP"
@@ -99,16 +101,17 @@ class JudgeGone(Exception):
     """The judge closed the request pipe while a child ran: the judge died."""
 
 
-def _relay(r: int, pid: int, request: dict, out, judge: int | None = None) -> dict:
-    per_case, load = float(request["time_seconds"]), float(request["load_seconds"])
-    cap = int(request["output_bytes"]) + HEADROOM
-    deadline = time.monotonic() + float(request["load_seconds"]) + STARTUP_SLACK
+def _relay(r: int, pid: int, job: Job, out: BinaryIO, judge: int | None = None) -> Exit:
+    """Relay the child's frames to the judge until it is done or dies; kill it when a
+    phase overruns, a frame passes the output cap or breaks the protocol."""
+    per_case, load = job.time_seconds, job.load_seconds
+    cap = output_cap(job.output_bytes)
+    deadline = time.monotonic() + load + STARTUP_SLACK
     phase, killed, finished = "load", None, False
     buf = bytearray()
-    head = struct.Struct(">4sIQ")
+    head = wire.HEAD
     started = time.monotonic()
-    wall = request.get("wall_seconds")
-    budget = started + max(0.0, float(wall)) if type(wall) in (int, float) else float("inf")
+    budget = started + max(0.0, job.wall_seconds) if job.wall_seconds is not None else float("inf")
     while killed is None:
         now = time.monotonic()
         if now >= budget:
@@ -143,15 +146,17 @@ def _relay(r: int, pid: int, request: dict, out, judge: int | None = None) -> di
             try:
                 frame = json.loads(bytes(buf[head.size:head.size + hlen]))
                 kind = frame.get("type")
-            except (ValueError, AttributeError):
+                if kind not in CHILD_KINDS:  # a child that claims the zygote's exit, say
+                    raise ValueError(kind)
+                if kind == "begin":
+                    phase = Begin.decode(frame).phase
+            except (ValueError, AttributeError, TypeError, RecursionError, wire.WireError):
                 killed = "protocol"
                 break
             out.write(bytes(buf[:total]))
             out.flush()
             del buf[:total]
-            if kind == "begin":
-                phase = str(frame.get("phase"))[:20]
-            elif kind == "done":
+            if kind == "done":
                 finished = True
             # Loading the module has its own limit; every other phase (a case, the
             # reference's probe, the size probe, the record) has the per-case one.
@@ -166,38 +171,33 @@ def _relay(r: int, pid: int, request: dict, out, judge: int | None = None) -> di
         # address space, ~40 ms) overlaps the judge's work; it is reaped before the next fork.
         os.kill(pid, signal.SIGKILL)
         _UNREAPED.append(pid)
-        return {"type": "exit", "killed": None, "phase": "done", "code": 0, "signal": None,
-                "wall_s": round(time.monotonic() - started, 3)}
+        return Exit(None, "done", 0, None, wall_s=round(time.monotonic() - started, 3))
     _, status, usage = os.wait4(pid, 0)
-    return {"type": "exit", "killed": killed, "phase": phase,
-            "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "maxrss_kb": usage.ru_maxrss, "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
-            "wall_s": round(time.monotonic() - started, 3)}
+    return Exit(killed, phase, os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                usage.ru_maxrss, round(usage.ru_utime + usage.ru_stime, 3), round(time.monotonic() - started, 3))
 
 
-def serve(inp, out) -> None:
+def serve(inp: BinaryIO, out: BinaryIO) -> None:
     from .child import main as child
 
     while True:
         try:
-            request, blob = wire.read_frame(inp, MAX_REQUEST)
+            header, blob = wire.read_frame(inp, MAX_REQUEST)
         except EOFError:
             _reap()
             return
-        if request.get("type") == "ping":
-            wire.write_frame(out, {"type": "pong", "pid": os.getpid()})
-            continue
+        job = Job.decode(header)  # the judge's own frame: one that fails to decode is a bug, and ends the zygote
         _reap()
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(r)
-            child.main(request, blob, w)
+            child.main(job, blob, w)
         os.close(w)
         del blob
         try:
-            wire.write_frame(out, _relay(r, pid, request, out, inp.fileno()))
+            wire.write_frame(out, _relay(r, pid, job, out, inp.fileno()).to_header())
         except JudgeGone:
             return
 
@@ -220,7 +220,7 @@ def main() -> None:
     # collection cost a child about 100 ms.
     gc.collect()
     gc.freeze()
-    wire.write_frame(out, {"type": "ready", "pid": os.getpid()})
+    wire.write_frame(out, Ready(os.getpid()).to_header())
     serve(sys.stdin.buffer, out)
 
 

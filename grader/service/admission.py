@@ -55,8 +55,9 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
             used, oldest = jobs.stored_today(s, who.user_id)
             if used >= limits.storage_per_day:
                 wait = (oldest + jobs.DAY - utcnow()).total_seconds() if oldest else 3600.0
-                raise Refused(429, f"storage limit: your submissions of the last 24 hours store {used / 2**20:.1f} MiB, "
-                                   f"at most {limits.storage_per_day / 2**20:.0f} MiB; try again later", max(60.0, wait))
+                raise Refused(429, f"storage limit: your submissions of the last 24 hours store "
+                                   f"{used / 2**20:.1f} MiB, at most {limits.storage_per_day / 2**20:.0f} MiB; "
+                                   "try again later", max(60.0, wait))
             take(s, who.user_id, kind, limits)
         sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor)
     return Admitted(sub, True)

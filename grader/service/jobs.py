@@ -285,7 +285,8 @@ def stored_today(s: Session, user_id: int) -> tuple[int, datetime | None]:
     """Bytes the learner's submissions of the last 24 hours store, and when the oldest of
     them leaves that window."""
     since = utcnow() - DAY
-    used, oldest = s.execute(select(func.coalesce(func.sum(Submission.stored_bytes), 0), func.min(Submission.created_at))
+    used, oldest = s.execute(select(func.coalesce(func.sum(Submission.stored_bytes), 0),
+                                    func.min(Submission.created_at))
                              .where(Submission.user_id == user_id, Submission.created_at > since)).one()
     return int(used or 0), _aware(oldest)
 

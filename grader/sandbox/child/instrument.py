@@ -36,12 +36,17 @@ from __future__ import annotations
 import functools
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..language import SUBMISSION_FILE
+from ..messages import MAX_CALL_LINES, MAX_NEST_DEPTH, MAX_NESTS, JitReport, RuntimeRecord
 from ..probe import NEUTRAL
 from .perturb import poison, shift_arguments
 from .sizes import count_eqns, counting
+
+if TYPE_CHECKING:
+    from jax.stages import Wrapped
 
 # Callables whose function arguments are traced: name -> positions of those arguments.
 FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
@@ -55,8 +60,7 @@ FUNCTION_ARGS: dict[str, tuple[int, ...]] = {
 WATCHED_BY_DEFAULT = tuple(FUNCTION_ARGS)
 
 
-MAX_NESTS = 256  # distinct nestings kept
-MAX_DEPTH = 16  # transforms kept per nesting
+MAX_DEPTH = MAX_NEST_DEPTH  # the record's bounds are the protocol's (``messages``)
 
 # Transforms whose produced function differentiates its arguments (argnums).
 DIFFERENTIATES = frozenset({"jax.grad", "jax.value_and_grad"})
@@ -104,15 +108,16 @@ class Recorder:
     def note_call(self, name: str) -> None:
         lines = self.calls.setdefault(name, [])
         line = _submission_line() if self.lines else None
-        if line is not None and line not in lines and len(lines) < 20:
+        if line is not None and line not in lines and len(lines) < MAX_CALL_LINES:
             lines.append(line)
 
-    def report(self) -> dict:
-        return {"calls": self.calls, "nests": sorted(list(n) for n in self.nests), "overflow": self.overflow}
+    def record(self, jit: JitReport) -> RuntimeRecord:
+        return RuntimeRecord({name: tuple(lines) for name, lines in self.calls.items()}, tuple(sorted(self.nests)),
+                             self.overflow, jit)
 
 
 def _submission_line() -> int | None:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(30):
         if frame is None:
             return None
@@ -189,7 +194,7 @@ def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable, argn
     def call(*args: Any, **kwargs: Any) -> Any:
         if argnums is not None and not rec.scaling and _in_context(rec, context):
             args = shift_arguments(rec, args, tuple(a % len(args) for a in argnums if -len(args) <= a < len(args)))
-        return _scaling(rec, context, lambda: produced(*args, **kwargs), split=_AUX.get(aux))
+        return _scaling(rec, context, lambda: produced(*args, **kwargs), split=None if aux is None else _AUX.get(aux))
 
     return call
 
@@ -254,7 +259,7 @@ def _has_aux(args: tuple, kwargs: dict) -> bool:
     return bool(kwargs.get("has_aux", args[2] if len(args) > 2 else False))
 
 
-def _counted(rec: Recorder, jitted: Callable) -> Callable:
+def _counted(rec: Recorder, jitted: "Wrapped") -> Callable:
     """A jitted function that, called eagerly while the judge counts what a run does,
     adds the size of its program: the trace it takes is the one the call then runs (jit
     caches it), so the counted program is the program that ran."""

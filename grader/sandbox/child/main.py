@@ -9,13 +9,14 @@ import sys
 from typing import Any
 
 from .. import wire
+from ..job import Job
+from ..messages import Begin, CaseDone, Done, Hello, Load, ProbeDone, Sizes
 from . import lockdown
-from ..probe import NEUTRAL
 from .instrument import WATCHED_BY_DEFAULT, Recorder
 from .runner import Channel, Run, program_size
 
 
-def main(request: dict, blob: bytes, out_fd: int) -> None:
+def main(job: Job, blob: bytes, out_fd: int) -> None:
     """Entry point in the forked child. Never returns."""
     status = 0
     try:
@@ -23,15 +24,14 @@ def main(request: dict, blob: bytes, out_fd: int) -> None:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        report = lockdown.apply_lockdown(
-            int(request["cpu_seconds"]), int(request["memory_mb"]) << 20,
-            readable=request["readable"], keep_fds=[out_fd], disabled=request.get("disabled_layers", ()))
+        report = lockdown.apply_lockdown(job.cpu_seconds, job.memory_mb << 20, readable=list(job.readable),
+                                         keep_fds=[out_fd], disabled=job.disabled_layers)
         out = os.fdopen(out_fd, "wb")
-        chan = Channel(out, int(request["output_bytes"]))
-        chan.send({"type": "hello", "layers": list(report.active), "unavailable": report.unavailable})
-        if request.get("strict") and report.unavailable:
+        chan = Channel(out, job.output_bytes)
+        chan.send(Hello(tuple(report.active), report.unavailable))
+        if job.strict and report.unavailable:
             return  # no submission code runs in a weaker sandbox than the judge was asked for
-        _serve(request, blob, chan)
+        _serve(job, blob, chan)
     except BaseException:  # the judge's own failure inside the child
         status = 70
     finally:
@@ -79,89 +79,77 @@ def _one_mlir_context() -> None:
     mlir.make_ir_context = one_context
 
 
-def _serve(request: dict, blob: bytes, chan: Channel) -> None:
+def _serve(job: Job, blob: bytes, chan: Channel) -> None:
     """Every phase starts with a ``begin`` frame, so that the judge can charge a kill or
     a crash to the phase that was running; ``done`` says that every phase finished."""
-    _read_only_cache(request.get("xla_cache"))
+    _read_only_cache(job.xla_cache)
     _one_mlir_context()
-    args, entry = tuple(request["args"]), request["entry"]
-    watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
-    rule = tuple(request.get("poison", ()))
-    factors = [_params(f) for f in request.get("probe_factors", [])][:64]
-    cases = {c["id"]: wire.decode_tree(c["input"], blob) for c in request["cases"]}
-    hidden = {c["id"] for c in request["cases"] if c.get("hidden")}
-    probe_ids = [cid for cid in request.get("probe_ids", []) if cid in cases] if rule and factors else []
+    args, watched = job.args, tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *job.watch)))
+    cases = {c.id: wire.decode_tree(c.input, blob) for c in job.cases}
+    hidden = {c.id for c in job.cases if c.hidden}
+    factors = job.probe_factors
+    probe_ids = [cid for cid in job.probe_ids if cid in cases] if job.poison and factors else []
 
-    chan.send({"type": "begin", "phase": "load"})
-    recorder = Recorder(rule)
-    run = Run(request["source"], entry, watched, recorder)
-    run.cost = bool(request.get("cost"))
-    run.count_eager = bool(request.get("size_probe"))
+    chan.send(Begin("load"))
+    recorder = Recorder(job.poison)
+    run = Run(job.source, job.entry, watched, recorder)
+    run.cost = job.cost
+    run.count_eager = bool(job.size_probe)
     loaded = run.load()
-    chan.send({"type": "load", **loaded})
-    if loaded["status"] != "ok":
+    chan.send(Load(loaded))
+    if loaded.status != "ok":
         return
 
-    if request.get("size_probe"):
+    if job.size_probe:
         # Before any case: these numbers are the submission's, and must not be able to
         # carry anything of a hidden input out of the child.
-        chan.send({"type": "begin", "phase": "sizes"})
-        probes = [(wire.decode_tree(p["input"], blob), int(p["size"])) for p in request["size_probe"]]
+        chan.send(Begin("sizes"))
+        probes = [(wire.decode_tree(p.input, blob), p.size) for p in job.size_probe]
         sizes = [program_size(run, inputs, args, size) for inputs, size in probes]
-        if any(s["eqns"] is None for s in sizes):  # cannot be traced: count what it runs
+        if any(s.eqns is None for s in sizes):  # cannot be traced: count what it runs
             sizes = [program_size(run, inputs, args, size, eager=True) for inputs, size in probes]
-        chan.send({"type": "sizes", "sizes": sizes})
+        chan.send(Sizes(tuple(sizes)))
 
     clean: set[str] = set()
     for case_id, inputs in cases.items():
-        chan.send({"type": "begin", "phase": "case", "case": case_id})
+        chan.send(Begin("case", case_id))
         recorder.lines = case_id not in hidden
-        result, out, args_after = run.call(inputs, args, public=case_id not in hidden)
-        trees = {"output": out, "args": args_after} if result["status"] == "ok" else None
-        message = {"type": "case", "case": case_id, **result}
-        chan.send(message, trees)
-        if message.get("status") == "ok":
+        outcome, out, args_after = run.call(inputs, args, public=case_id not in hidden)
+        if chan.send_run(CaseDone(case_id, outcome, out, args_after)).status == "ok":
             clean.add(case_id)
     recorder.lines = False  # the probes below rerun cases that may be hidden
 
-    chan.send({"type": "begin", "phase": "runtime"})
-    chan.send({"type": "runtime", **recorder.report(), "jit": run.jit_report()})
+    chan.send(Begin("runtime"))
+    chan.send(recorder.record(run.jit_report()))
 
     probe_ids = [cid for cid in probe_ids if cid in clean]
     if probe_ids:
-        _probe(request, run, recorder, cases, probe_ids, factors, chan)
-    chan.send({"type": "done"})
+        _probe(job, run, recorder, cases, probe_ids, chan)
+    chan.send(Done())
     sys.stdout.flush()
 
 
-def _params(value: Any) -> tuple[float, ...]:
-    """One perturbation of the probe (see ``instrument.PARAMS``); missing ones neutral."""
-    values = [float(v) for v in value][:len(NEUTRAL)] if isinstance(value, list) else [float(value)]
-    return tuple(values) + NEUTRAL[len(values):]
-
-
-def _probe(request: dict, run: Run, recorder: Recorder, cases: dict, probe_ids: list[str],
-           factors: list[tuple[float, ...]], chan: Channel) -> None:
+def _probe(job: Job, run: Run, recorder: Recorder, cases: dict[str, Any], probe_ids: list[str],
+           chan: Channel) -> None:
     """Rerun the probe cases under each perturbation. With jit every case ran compiled
     with the switch in place: probing is a rerun with it on. Otherwise each perturbation
     is a second module that applies it unconditionally."""
-    args, rule = tuple(request["args"]), tuple(request["poison"])
+    args = job.args
     switch = run.mode == "jit" and not recorder.flag_blocked
-    for k, params in enumerate(factors):
+    for k, params in enumerate(job.probe_factors):
         if not switch:
-            watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *request["watch"])))
-            module = Run(request["source"], request["entry"], watched, Recorder(rule, probe=True, params=params))
+            watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *job.watch)))
+            module = Run(job.source, job.entry, watched, Recorder(job.poison, probe=True, params=params))
             loaded = module.load()
         for cid in probe_ids:
-            chan.send({"type": "begin", "phase": "probe", "case": cid})
+            chan.send(Begin("probe", cid))
             if switch:
-                result, out = run.probe(cases[cid], args, params)
-            elif loaded["status"] == "ok":
-                result, out, _ = module.call(cases[cid], args)
+                outcome, out = run.probe(cases[cid], args, params)
+            elif loaded.status == "ok":
+                outcome, out, _ = module.call(cases[cid], args)
             else:
-                result, out = loaded, None
-            chan.send({"type": "probe", "case": cid, "factor": k, **result},
-                      {"output": out} if result["status"] == "ok" else None)
+                outcome, out = loaded, None
+            chan.send_run(ProbeDone(cid, k, outcome, out))
 
 
 def _read_only_cache(path: str | None) -> None:

@@ -5,19 +5,24 @@ from __future__ import annotations
 import contextlib
 import time
 import traceback
-from typing import Any, BinaryIO
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from .. import wire
 from ..language import SUBMISSION_FILE, compile_submission
-from .guards import PrintSink
+from ..messages import CaseDone, JitReport, Message, ProbeDone, ProgramSize
+from ..outcome import MAX_MESSAGE, Cost, ErrorInfo, Outcome, ProgramOps
 from ..probe import NEUTRAL
+from .guards import PrintSink
 from .instrument import Recorder, overrides
-from .sizes import DispatchCounter, count_eqns
 from .namespace import ModuleTable, make_globals
+from .sizes import DispatchCounter, count_eqns
 
-ERROR_CAP = 2000
+if TYPE_CHECKING:
+    from jax.stages import Compiled, Traced, Wrapped
+
 _OOM_MARKERS = ("RESOURCE_EXHAUSTED", "Out of memory", "bad_alloc", "Cannot allocate memory")
 
 
@@ -58,7 +63,8 @@ def _positional(inputs: Any, args: tuple[str, ...]) -> list:
     return [values[name] for name in args]
 
 
-def error_info(exc: BaseException) -> dict:
+def error_info(exc: BaseException, **more: Any) -> Outcome:
+    """How a call that raised ``exc`` ended (``more``: its time and prints)."""
     try:
         message = f"{type(exc).__name__}: {exc}"
     except BaseException:  # a hostile __str__
@@ -68,8 +74,8 @@ def error_info(exc: BaseException) -> dict:
         if frame.f_code.co_filename == SUBMISSION_FILE:
             line = lineno
     oom = isinstance(exc, MemoryError) or any(m in message for m in _OOM_MARKERS)
-    return {"status": "mle" if oom else "error", "error": {"type": type(exc).__name__[:100],
-                                                           "message": message[:ERROR_CAP], "line": line}}
+    return Outcome("mle" if oom else "error", error=ErrorInfo(type(exc).__name__[:100], message[:MAX_MESSAGE], line),
+                   **more)
 
 
 class Channel:
@@ -77,9 +83,14 @@ class Channel:
         self.out = out
         self.max_bytes = max_bytes
 
-    def send(self, header: dict, trees: dict[str, Any] | None = None) -> None:
-        """Send a message; trees are encoded into one blob. Oversized output becomes status 'ole'."""
-        blob = b""
+    def send(self, message: Message) -> None:
+        wire.write_frame(self.out, message.to_header())
+
+    def send_run(self, message: CaseDone | ProbeDone) -> Outcome:
+        """Send a case's or a probe's outcome with its trees encoded into one blob; an
+        output over the cap is sent as status 'ole'. Returns the outcome sent."""
+        trees, blob = message.trees(), b""
+        header = message.to_header()
         if trees:
             packer = wire.Packer(self.max_bytes, _classify)
             try:
@@ -87,14 +98,15 @@ class Channel:
                     header[key] = packer.encode(value)
                 blob = packer.blob()
             except wire.TooLarge as exc:
-                for key in trees:
-                    header.pop(key, None)
-                header.update(status="ole", error={"type": "OutputLimit", "message": str(exc), "line": None})
+                message = message.failed(replace(message.outcome, status="ole",
+                                                 error=ErrorInfo("OutputLimit", str(exc), None)))
+                header = message.to_header()
             except Exception as exc:  # e.g. an array that cannot be read back
-                for key in trees:
-                    header.pop(key, None)
-                header.update(error_info(exc))
+                failed = error_info(exc)
+                message = message.failed(replace(message.outcome, status=failed.status, error=failed.error))
+                header = message.to_header()
         wire.write_frame(self.out, header, blob)
+        return message.outcome
 
 
 class Run:
@@ -107,7 +119,7 @@ class Run:
         self.globals = make_globals(self.table, self.sink)
         self.source, self.entry = source, entry
         self.mode = "jit"
-        self.jitted = None
+        self.jitted: Wrapped | None = None
         # Per argument signature: the entry traced once under jax.jit, its size, and the
         # compiled program. Every call of that signature runs this very program, so its
         # size is the size of what computed the outputs (see ``program_size``).
@@ -116,18 +128,18 @@ class Run:
         self.count_eager = False  # the size of each eager run, for the vectorized rule
         self.broke: str | None = None  # why the first case that failed only under jit failed there
 
-    def load(self) -> dict:
+    def load(self) -> Outcome:
         try:
             code = compile_submission(self.source)
             exec(code, self.globals)
         except BaseException as exc:
-            return {**error_info(exc), "stdout": self.sink.take()}
+            return error_info(exc, stdout=self.sink.take())
         fn = self.globals.get(self.entry)
         if not callable(fn):
-            return {"status": "no_entry", "stdout": self.sink.take()}
-        return {"status": "ok", "stdout": self.sink.take()}
+            return Outcome("no_entry", stdout=self.sink.take())
+        return Outcome("ok", stdout=self.sink.take())
 
-    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[dict, Any, Any]:
+    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[Outcome, Any, Any]:
         """Run the entry on one input. Compiled with jax.jit while that works (one
         compile per shape instead of one per primitive); on a failure under jit the
         case is rerun eagerly, and if that succeeds eager stays on, so outcomes are
@@ -143,20 +155,19 @@ class Run:
                 jax.block_until_ready(out)
                 first = _ms(start)
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
-                result = {"status": "ok", "time_ms": first, "stdout": self.sink.take(),
-                          "program": {"ops": program.ops, "how": "traced"}}
+                result = Outcome("ok", first, self.sink.take(), program=ProgramOps(program.ops, "traced"))
                 if self.cost:  # a second call is compile-free: the difference is the compile
                     again = time.perf_counter()
                     jax.block_until_ready(program.run(call_args, _OFF, _NEUTRAL))
                     run_ms = _ms(again)
-                    result["cost"] = {"compile_ms": max(0.0, round(first - run_ms, 3)), "run_ms": run_ms}
+                    result = replace(result, cost=Cost(max(0.0, round(first - run_ms, 3)), run_ms))
                 return result, out, dict(zip(args, merged))
             except BaseException as exc:
                 why = _jit_failure(exc, args)
                 self.sink.take()
                 _drop_failed_trace(exc)
             result, out, after = self._eager(inputs, args)
-            if result["status"] == "ok":
+            if result.status == "ok":
                 # Only jit failed: the code branches on traced values. Eager from here on;
                 # the message is kept only when a public input caused it.
                 self.mode = "eager"
@@ -164,30 +175,30 @@ class Run:
             return result, out, after
         return self._eager(inputs, args)
 
-    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[dict, Any, Any]:
+    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[Outcome, Any, Any]:
         import jax
 
         call_args = _positional(inputs, args)
         start = time.perf_counter()
         # Counting sends every primitive through Python (about 5x an eager run's cost), so
         # it is done only where a rule needs the size.
-        counter = DispatchCounter() if self.count_eager else contextlib.nullcontext()
+        counter = DispatchCounter() if self.count_eager else None
         try:
-            with counter:
+            with counter if counter is not None else contextlib.nullcontext():
                 self.recorder.entering()
                 out = self.globals[self.entry](*call_args)
                 jax.block_until_ready(out)
         except BaseException as exc:
-            return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None, None
-        result = {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}
-        if self.count_eager:
-            result["program"] = {"ops": counter.count, "how": "eager"}
+            return error_info(exc, time_ms=_ms(start), stdout=self.sink.take()), None, None
+        result = Outcome("ok", _ms(start), self.sink.take())
+        if counter is not None:
+            result = replace(result, program=ProgramOps(counter.count, "eager"))
         return result, out, dict(zip(args, call_args))
 
-    def jit_report(self) -> dict:
-        return {"mode": self.mode, "broke": self.broke}
+    def jit_report(self) -> JitReport:
+        return JitReport(self.mode, self.broke)
 
-    def probe(self, inputs: Any, args: tuple[str, ...], params: tuple[float, ...]) -> tuple[dict, Any]:
+    def probe(self, inputs: Any, args: tuple[str, ...], params: tuple[float, ...]) -> tuple[Outcome, Any]:
         """Rerun a case that ran under jit with the perturbation switched on: the same
         compiled program, so no trace and no compile."""
         import jax
@@ -198,8 +209,8 @@ class Run:
             out, _ = self.program(call_args).run(call_args, _ON, tuple(np.float32(v) for v in params))
             jax.block_until_ready(out)
         except BaseException as exc:
-            return {**error_info(exc), "time_ms": _ms(start), "stdout": self.sink.take()}, None
-        return {"status": "ok", "time_ms": _ms(start), "stdout": self.sink.take()}, out
+            return error_info(exc, time_ms=_ms(start), stdout=self.sink.take()), None
+        return Outcome("ok", _ms(start), self.sink.take()), out
 
     def program(self, call_args: list) -> "Program":
         """The entry's program for these arguments' signature, traced once."""
@@ -209,7 +220,7 @@ class Run:
             self.programs[key] = Program(traced, count_eqns(traced.jaxpr.jaxpr))
         return self.programs[key]
 
-    def _jit(self) -> Any:
+    def _jit(self) -> "Wrapped":
         if self.jitted is None:
             import jax
 
@@ -233,8 +244,9 @@ class Run:
 class Program:
     """One traced program of the entry: compiled at its first run."""
 
-    def __init__(self, traced: Any, ops: int):
-        self.traced, self.ops, self.compiled = traced, ops, None
+    def __init__(self, traced: "Traced", ops: int):
+        self.traced, self.ops = traced, ops
+        self.compiled: Compiled | None = None
 
     def run(self, call_args: list, poison: Any, params: Any) -> Any:
         if self.compiled is None:
@@ -246,7 +258,8 @@ def _signature(call_args: list) -> str:
     import jax
 
     leaves, tree = jax.tree_util.tree_flatten(call_args)
-    return str(tree) + repr([(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves])
+    described = [(type(x).__name__, getattr(x, "shape", None), str(getattr(x, "dtype", ""))) for x in leaves]
+    return str(tree) + repr(described)
 
 
 # The probe switch and its parameters, traced arguments of the jitted entry.
@@ -274,7 +287,8 @@ def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
     the argument the value came from (JAX names this file's wrapper, not the code)."""
     import re
 
-    text = error_info(exc)["error"]["message"]
+    error = error_info(exc).error
+    text = error.message if error is not None else ""
     first = text.splitlines()[0] if text else type(exc).__name__
     m = re.search(r"argument all_args\[(\d+)\]", text)
     if m and int(m.group(1)) < len(args):
@@ -282,7 +296,7 @@ def _jit_failure(exc: BaseException, args: tuple[str, ...]) -> str:
     return first[:300]
 
 
-def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eager: bool = False) -> dict:
+def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eager: bool = False) -> ProgramSize:
     """How big the program for this input is: equations of the jaxpr the entry traces
     to under jax.jit (the program a case of this signature then runs), or, for code that
     cannot be traced (``eager``), the primitives it dispatches when run."""
@@ -292,13 +306,13 @@ def program_size(run: "Run", inputs: Any, args: tuple[str, ...], size: int, eage
     call = [values[name] for name in args]
     try:
         if not eager:
-            return {"size": size, "eqns": run.program(call).ops, "how": "traced"}
+            return ProgramSize(size, run.program(call).ops, "traced")
         with DispatchCounter() as counter:
             run.recorder.entering()
             jax.block_until_ready(run.globals[run.entry](*call))
-        return {"size": size, "eqns": counter.count, "how": "eager"}
+        return ProgramSize(size, counter.count, "eager")
     except BaseException as exc:
-        return {"size": size, "eqns": None, "how": "eager" if eager else "traced", "error": type(exc).__name__}
+        return ProgramSize(size, None, "eager" if eager else "traced", type(exc).__name__)
     finally:
         run.sink.take()
 

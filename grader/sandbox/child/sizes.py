@@ -4,7 +4,7 @@ sit (scan and loop bodies once, each call of a jitted function again), however d
 they are nested, so that no work can hide behind a call."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 # Past this many equations a program is simply "huge": counting stops, so that a
 # program built to be expensive to count costs the judge no more than this.
@@ -45,6 +45,9 @@ class DispatchCounter:
     check. A ``jax.jit`` function called eagerly runs through JAX's C++ dispatch, which
     this hook never sees: the submission's ``jax.jit`` adds its program itself (``add``)."""
 
+    def __init__(self) -> None:
+        self.count = 0
+
     def add(self, eqns: int) -> None:
         self.count = min(MAX_COUNT, self.count + eqns)
 
@@ -53,7 +56,9 @@ class DispatchCounter:
 
         self.count = 0
         _ACTIVE.append(self)
-        self._cls, self._real = core.EvalTrace, core.EvalTrace.process_primitive
+        # A private class of JAX's whose method is swapped while counting, so untyped on purpose.
+        self._cls = cast(Any, core.EvalTrace)
+        self._real = core.EvalTrace.process_primitive
         real = self._real
 
         def counting(trace: Any, primitive: Any, tracers: Any, params: Any) -> Any:

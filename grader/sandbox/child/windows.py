@@ -154,5 +154,5 @@ def guard_entry(fn: Callable, namespace: dict, name: str) -> Callable:
             _printable_keys(out)
             return out
 
-    entry.__guarded_entry__ = True
+    entry.__dict__["__guarded_entry__"] = True  # what the loop above looks for
     return entry

@@ -1,7 +1,7 @@
 """The instructors' pages: the gradebook (learners x problems, best and last verdict,
 passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
-failures, what each learner's submissions store). Learners get 403. A problem's submissions and the rejudge button are on
-the submissions list (``history.py``)."""
+failures, what each learner's submissions store). Learners get 403. A problem's
+submissions and the rejudge button are on the submissions list (``history.py``)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request

@@ -1,0 +1,105 @@
+"""Each report format, checked against its schema or a real parser."""
+import json
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+
+from support import SUBMISSIONS
+
+P1 = "per_example_grad_clipping"
+
+
+@pytest.fixture(scope="module")
+def reports(problem1, pool):
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import load_submission
+
+    files = [SUBMISSIONS / P1 / "wrong_answer" / "norm_without_bias.py", SUBMISSIONS / P1 / "accepted" / "flat_norm.py",
+             SUBMISSIONS / P1 / "rejected" / "decoy_call.py", SUBMISSIONS / P1 / "compile_error" / "syntax_error.py"]
+    box = pool.free.get()
+    try:
+        return {f.parent.name: grade(problem1, load_submission(f), box).report for f in files}
+    finally:
+        pool.free.put(box)
+
+
+def hidden_values(problem1):
+    return [json.dumps(c.input["x"]) for c in problem1.cases if c.hidden]
+
+
+def test_json_matches_schema(reports):
+    from grader.report.formats import FORMATS, schema
+
+    for report in reports.values():
+        jsonschema.validate(json.loads(FORMATS["json"](report)), schema())
+
+
+def test_schema_rejects_leaky_hidden_case(reports):
+    from grader.report.formats import schema
+
+    data = reports["wrong_answer"].to_json()
+    hidden = next(c for c in data["cases"] if c["visibility"] == "hidden")
+    hidden["input"] = {"x": [[1.0]]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema())
+
+
+def test_junit_parses_and_counts(reports, problem1):
+    from grader.report.formats import junit
+
+    root = ET.fromstring(junit(reports["wrong_answer"]).encode())
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert int(suite.get("tests")) == len(cases)
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert int(suite.get("failures")) == len(failures) > 0
+    hidden = [c for c in cases if c.get("classname").endswith(".hidden")]
+    assert hidden and all((c.find("failure") is None or c.find("failure").text is None) for c in hidden)
+    text = junit(reports["wrong_answer"])
+    assert not any(v in text for v in hidden_values(problem1))
+    rj = ET.fromstring(junit(reports["rejected"]).encode())
+    assert any(tc.find("failure") is not None and tc.get("classname").endswith(".checks")
+               for tc in rj.iter("testcase"))
+
+
+def test_gradescope_results(reports, problem1):
+    from grader.report.formats import gradescope
+
+    wa = json.loads(gradescope(reports["wrong_answer"]))
+    assert wa["max_score"] == len(problem1.cases) and wa["score"] == reports["wrong_answer"].passed
+    vis = {t["name"].split()[0]: t["visibility"] for t in wa["tests"]}
+    assert vis == {"public": "visible", "hidden": "after_published"}
+    assert all(t["status"] in ("passed", "failed") for t in wa["tests"])
+    ac = json.loads(gradescope(reports["accepted"]))
+    assert ac["score"] == ac["max_score"]
+    assert json.loads(gradescope(reports["rejected"]))["score"] == 0
+    assert json.loads(gradescope(reports["compile_error"]))["score"] == 0
+    assert not any(v in gradescope(reports["wrong_answer"]) for v in hidden_values(problem1))
+
+
+def test_markdown_summary(reports):
+    from grader.report.formats import markdown
+
+    md = markdown(reports["wrong_answer"])
+    assert md.startswith("### ❌ WA Wrong Answer") and "| case | visibility |" in md and "<details>" in md
+    assert markdown(reports["accepted"]).startswith("### ✅ AC")
+
+
+def test_cli_writes_each_format_to_its_output_file_replacing_it_whole(tmp_path):
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    for fmt in ("junit", "gradescope", "markdown", "json"):
+        out = tmp_path / f"report.{fmt}"
+        out.write_text("x" * 100_000)  # a longer old report: nothing of it may remain
+        r = subprocess.run([sys.executable, "-m", "grader", "grade", str(SUBMISSIONS / P1 / "compile_error" /
+                            "syntax_error.py"), "--problem", P1, "--format", fmt, "-o", str(out)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 1 and out.read_text() and r.stdout == "" and "x" * 100 not in out.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"report.{f}" for f in
+                                                                ("junit", "gradescope", "markdown", "json"))
+    schema = subprocess.run([sys.executable, "-m", "grader", "schema"], capture_output=True, text=True)
+    assert json.loads(schema.stdout)["title"] == "JAX Judge grading report"

@@ -1,0 +1,459 @@
+"""The web pages as a person uses them: headless Chromium (the machine's, driven by
+Playwright) against a live `grader serve`. A learner logs in, opens a problem, pastes
+an accepted solution, runs it with Ctrl+Enter and submits it (AC); pastes a wrong
+answer and sees the public diff and a hidden-case failure without hidden data; an
+instructor sees both in the gradebook and downloads the CSV, and confirms a rejudge.
+Also: the keyboard, the starter and the drafts, a phone-sized screen, that logging in
+never leads off the site whatever ``next`` hides, and that ``/docs`` renders from this
+site's files under its policy. The tests run in file order: later ones read what
+earlier ones made (``MADE``).
+
+Skipped only when Chromium or Playwright is missing and JAXJUDGE_REQUIRE_BROWSER is
+unset; CI sets it, so there a missing browser fails. Screenshots of the problem page
+and of a WA report are written to docs/pages/screenshots/ (shown on the documentation's
+learners page, the problem page's linked from the README)."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from urllib.parse import quote
+
+import pytest
+from service_support import P1, Server, corpus, make_user, sqlite_url
+
+from support import ROOT
+
+# Headless Chromium against a live server: a minute or more.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REQUIRE = "JAXJUDGE_REQUIRE_BROWSER"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+SHOTS = ROOT / "docs" / "pages" / "screenshots"
+PASSWORD = "correct horse"
+P2 = "value_and_grad_loss"
+GRADE_MS = 180_000
+MADE: dict[str, str] = {}
+HOSTILE = (
+    "import jax\n\n\ndef loss(params, x, y):\n    return 0.5 * (x @ params['w'] + params['b'] - y) ** 2\n\n\n"
+    "def per_example_grad_clip(params, x, y, max_norm):\n"
+    "    g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)\n"
+    "    raise ValueError('<img src=x onerror=alert(1)><script>alert(2)</script>')\n")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if CHROMIUM is None or sync_playwright is None:
+        missing = "Chromium (apt-get install chromium)" if CHROMIUM is None else "Playwright (pip install playwright)"
+        if os.environ.get(REQUIRE):
+            pytest.fail(f"{missing} is missing and {REQUIRE} is set")
+        pytest.skip(f"{missing} is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, browser):
+    root = tmp_path_factory.mktemp("browser")
+    url = sqlite_url(root)
+    for name in ("ann", "teacher"):
+        make_user(url, f"{name}@example.org", instructor=name == "teacher", password=PASSWORD)
+    server = Server(url, "--no-feedback", "--run-limit", "100/min", "--submit-limit", "100/h", workers=1).start()
+    yield server
+    server.stop()
+
+
+def log_in(page, base: str, email: str, path: str) -> None:
+    page.goto(base + path)
+    page.wait_for_url("**/login?next=**")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    page.click("#login button[type=submit]")
+    page.wait_for_url(base + path)
+
+
+def open_problem(page, base: str) -> None:
+    """The problem page of P1, once its editor is built."""
+    page.goto(f"{base}/problems/{P1}")
+    page.wait_for_selector(".CodeMirror")
+
+
+@pytest.fixture(scope="module")
+def ann_state(site, browser):
+    """Ann's logged-in session, for the tests after the first."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    log_in(page, site.base, "ann@example.org", "/problems")
+    state = ctx.storage_state()
+    ctx.close()
+    return state
+
+
+def paste(page, source: str) -> None:
+    page.click(".CodeMirror-code")
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(source)
+
+
+def result_of(page, kind: str):
+    """The finished panel of the latest ``kind`` (run or submit)."""
+    page.wait_for_selector(f'#result .panel[data-kind="{kind}"] .verdict-line', timeout=GRADE_MS)
+    return page.locator("#result .panel")
+
+
+def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution(site, browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url))
+    log_in(page, site.base, "ann@example.org", f"/problems/{P1}")
+    page.wait_for_selector(".CodeMirror")
+    assert "def per_example_grad_clip(params, x, y, max_norm):" in page.inner_text(".CodeMirror")
+    assert page.is_disabled("#submit") and page.is_visible("#submit-why")  # nothing has been Run yet
+    paste(page, corpus("accepted/flat_norm.py"))
+    page.keyboard.press("Control+Enter")  # from inside the editor
+    panel = result_of(page, "run")
+    assert panel.locator(".verdict.big").inner_text() == "AC" and "3/3 cases passed" in panel.inner_text()
+    assert page.is_enabled("#submit") and page.is_hidden("#submit-why")
+    page.screenshot(path=str(_shot("problem.png")))
+    page.click("#submit")
+    panel = result_of(page, "submit")
+    assert panel.locator(".verdict.big").inner_text() == "AC" and "39/39 cases passed" in panel.inner_text()
+    MADE["ac"] = panel.get_attribute("data-sub")
+    assert any(f"/api/v1/submissions/{MADE['ac']}/events" in u for u in seen)  # followed by server-sent events
+    page.wait_for_selector(f'#history a[href="/submissions/{MADE["ac"]}"]')
+    page.keyboard.press("Control+Home")
+    page.click(".CodeMirror-code")
+    page.keyboard.type("# edited\n")
+    assert page.is_disabled("#submit")  # the current code has not been Run
+    page.goto(site.base + "/problems")
+    assert "Solved" in page.inner_text(f'tr[data-problem="{P1}"]')
+    ctx.close()
+
+
+def _shot(name: str):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS / name
+
+
+def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidden_data(site, browser, ann_state):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=ann_state)
+    ctx.add_init_script("delete window.EventSource;")  # no server-sent events here: the page must poll
+    page = ctx.new_page()
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url))
+    open_problem(page, site.base)
+    paste(page, corpus("wrong_answer/norm_without_bias.py"))
+    page.click("#run")
+    panel = result_of(page, "run")
+    assert panel.locator(".verdict.big").inner_text() == "WA" and "0/3 cases passed" in panel.inner_text()
+    first = panel.locator('details[data-detail="example_1"]')
+    assert first.get_attribute("open") is not None  # the first failing case opens with its diff
+    text = first.inner_text()
+    for part in ("input", '"max_norm": 1.0', "expected", "got", "The worst element", "grads.w[0]", "0.0134800281",
+                 "0.0976310819"):
+        assert part in text, part
+    page.click("#submit")
+    panel = result_of(page, "submit")
+    MADE["wa"] = panel.get_attribute("data-sub")
+    assert panel.locator(".verdict.big").inner_text() == "WA"
+    hidden_rows = panel.locator("table.cases tbody tr", has_text="hidden")
+    assert hidden_rows.count() == 36
+    assert "hidden cases failed" in panel.locator("p.note").inner_text()
+    assert panel.locator('details[data-detail^="gen_"]').count() == 0  # no hidden case opens to its data
+    for i in range(hidden_rows.count()):
+        assert hidden_rows.nth(i).locator("td").nth(4).inner_text() in ("passed", "wrong value")
+    assert not any("/events" in u for u in seen) and sum("/panel" in u for u in seen) >= 2  # it polled
+    page.set_viewport_size({"width": 1100, "height": 1300})
+    page.goto(f"{site.base}/submissions/{MADE['wa']}")  # the report page, as the history links to it
+    assert page.locator('details[data-detail="example_1"][open] table.worst').is_visible()
+    page.screenshot(path=str(_shot("wa_report.png")))
+    ctx.close()
+
+
+def test_the_draft_survives_a_reload(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    paste(page, "# my draft\nimport jax\n")
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == "# my draft\nimport jax\n"
+    assert page.is_disabled("#submit")
+    ctx.close()
+
+
+def _posted_run(r) -> bool:
+    return r.request.method == "POST" and r.url.endswith("/api/v1/submissions")
+
+
+def test_the_keyboard_leaves_the_editor_with_escape_and_reaches_every_button(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    page.click(".CodeMirror-code")
+    page.keyboard.press("Tab")  # inside the editor Tab indents...
+    assert page.evaluate("window.jaxjudgeEditor.getValue()").count("    ") >= 1
+    page.keyboard.press("Escape")  # ...and Escape leaves it
+    assert page.evaluate("document.activeElement.id") == "run"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "reset"  # Submit is skipped while disabled
+    with page.expect_response(_posted_run):
+        page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#submit:enabled")  # this code has been Run
+    page.click(".CodeMirror-code")
+    page.keyboard.press("Escape")
+    reached = []
+    for _ in range(2):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    assert reached == ["submit", "reset"]
+    ctx.close()
+
+
+def test_ctrl_or_cmd_enter_runs_from_anywhere_on_the_page(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    for where, keys in (("#title", "Control+Enter"), ("#hist", "Meta+Enter"), (".limits", "Control+Enter")):
+        page.click(where)  # the statement, the history, the limits: outside the editor
+        assert not page.evaluate("document.activeElement.closest('.CodeMirror')"), where
+        with page.expect_response(_posted_run) as got:
+            page.keyboard.press(keys)
+        assert got.value.request.post_data_json["kind"] == "run" and got.value.status == 202, where
+        page.wait_for_selector(f'#result .panel[data-sub="{got.value.json()["id"]}"]')
+        page.wait_for_selector("#run:enabled")
+    ctx.close()
+
+
+def test_reset_brings_back_the_starter_once_confirmed(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    starter = page.input_value("#starter")
+    assert "def per_example_grad_clip(params, x, y, max_norm):" in starter
+    paste(page, "# mine\n")
+    page.once("dialog", lambda d: d.dismiss())
+    page.click("#reset")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == "# mine\n"  # not confirmed: kept
+    page.once("dialog", lambda d: (d.message == "Replace your code with the starter?") and d.accept())
+    page.click("#reset")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == starter
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == starter  # and it is the draft now
+    ctx.close()
+
+
+def test_drafts_are_kept_per_account_and_per_problem(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)  # one browser profile for both accounts
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    paste(page, "# ann's draft\n")
+    page.goto(f"{site.base}/problems/{P2}")
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == page.input_value("#starter")  # P2's own
+    ctx.clear_cookies()  # not a log out: that would end the session the other tests share
+    log_in(page, site.base, "teacher@example.org", f"/problems/{P1}")
+    page.wait_for_selector(".CodeMirror")
+    assert page.evaluate("window.jaxjudgeEditor.getValue()") == page.input_value("#starter")  # not ann's draft
+    assert page.evaluate(f"localStorage.getItem('jaxjudge:draft:ann@example.org:{P1}')") == "# ann's draft\n"
+    ctx.close()
+
+
+@pytest.mark.parametrize("path", ["/problems", f"/problems/{P1}", "/submissions", "submission"])
+def test_pages_fit_a_phone_sized_screen(site, browser, ann_state, path):
+    assert MADE.get("wa"), "needs the wrong answer test"
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, storage_state=ann_state, is_mobile=True,
+                              has_touch=True)
+    page = ctx.new_page()
+    page.goto(site.base + (f"/submissions/{MADE['wa']}" if path == "submission" else path))
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+    if path == f"/problems/{P1}":
+        box = page.locator(".CodeMirror").bounding_box()
+        assert box["width"] <= 390 and box["height"] >= 200
+        assert page.evaluate("document.getElementById('solution').getBoundingClientRect().top") > 844
+        page.click(".to-editor a")  # one column: the editor is below the statement, and a link jumps there
+        page.wait_for_url("**#solution")
+        assert 0 <= page.evaluate("document.getElementById('solution').getBoundingClientRect().top") < 844
+        page.locator("#run").scroll_into_view_if_needed()
+        assert page.locator("#run").is_visible()
+    ctx.close()
+
+
+def test_the_jump_to_the_editor_is_only_offered_in_one_column(site, browser, ann_state):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    assert page.is_hidden(".to-editor a") and page.is_visible("#solution")  # side by side: nothing to jump to
+    page.set_viewport_size({"width": 899, "height": 900})
+    page.wait_for_selector(".to-editor a", state="visible")
+    ctx.close()
+
+
+def test_every_verdict_on_the_learners_pages_has_a_word_and_a_colour(site, browser, ann_state):
+    assert MADE.get("wa"), "needs the wrong answer test"
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    colours: dict[str, set[str]] = {}
+    for path, badges in (("/submissions", "table.submissions .verdict"), (f"/problems/{P1}", "#history .verdict"),
+                         (f"/submissions/{MADE['wa']}", "main .verdict")):
+        page.goto(site.base + path)
+        page.wait_for_selector(badges)
+        found = page.locator(badges)
+        for i in range(found.count()):
+            b = found.nth(i)
+            word = b.inner_text().strip()
+            colour = b.evaluate("e => getComputedStyle(e).backgroundColor")
+            assert word and colour not in ("rgba(0, 0, 0, 0)", "transparent"), (path, word, colour)
+            colours.setdefault(word, set()).add(colour)
+    assert {"AC", "WA"} <= set(colours) and colours["AC"] != colours["WA"]
+    assert all(len(c) == 1 for c in colours.values()), colours  # one colour per verdict, page after page
+    ctx.close()
+
+
+def test_submission_strings_show_as_text_and_never_run(site, browser, ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url))
+    page.route("**/events", lambda route: route.abort())  # the event stream breaks: the page must poll
+    open_problem(page, site.base)
+    paste(page, HOSTILE)
+    page.click("#run")
+    panel = result_of(page, "run")
+    assert panel.locator(".verdict.big").inner_text() == "RE"
+    assert "<img src=x onerror=alert(1)><script>alert(2)</script>" in panel.inner_text()
+    assert panel.locator("img").count() == 0 and panel.locator("script").count() == 0 and not dialogs
+    assert any("/events" in u for u in seen) and sum("/panel" in u for u in seen) >= 2
+    ctx.close()
+
+
+def test_an_instructor_sees_both_verdicts_in_the_gradebook_and_downloads_the_csv(site, browser):
+    assert MADE.get("ac") and MADE.get("wa"), "needs the learner's tests"
+    ctx = browser.new_context(accept_downloads=True)
+    page = ctx.new_page()
+    log_in(page, site.base, "teacher@example.org", "/gradebook")
+    cell = page.locator(f'tr[data-learner="ann@example.org"] td[data-problem="{P1}"]')
+    assert " ".join(cell.locator("a.best").inner_text().split()) == "best AC 39/39"
+    assert cell.locator("a.last").inner_text().split()[:2] == ["last", "WA"]
+    with page.expect_download() as got:
+        page.click("text=Download CSV")
+    rows = list(csv.reader(io.StringIO(got.value.path().read_text())))
+    header, ann = rows[0], next(r for r in rows if r[0] == "ann@example.org")
+    assert header[0] == "learner" and ann[header.index(P1)] == "AC 39/39" and len(rows) == 2
+    ctx.close()
+
+
+def test_an_instructor_reads_hidden_cases_in_full_and_confirms_a_rejudge_by_its_count(site, browser):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    log_in(page, site.base, "teacher@example.org", f"/submissions/{MADE['wa']}")
+    assert page.locator('details[data-detail^="gen_"]').count() == 36  # the hidden cases, in full
+    page.goto(f"{site.base}/submissions?problem={P1}")
+    assert page.locator("table.submissions tbody tr").count() >= 4
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.click('button[data-all="true"]')
+    assert "This regrades 2 submissions of per_example_grad_clipping" in page.inner_text("#rejudge-question")
+    page.click("#rejudge-confirm button[value=cancel]")
+    assert not page.locator("#rejudge-confirm").is_visible() and not posts  # cancelled: nothing sent
+    page.click('button[data-all="true"]')
+    with page.expect_response(lambda r: r.request.method == "POST" and "/rejudge?all=true" in r.url) as got:
+        page.click("#rejudge-confirm button[value=ok]")
+    assert got.value.json()["requeued"] == 2  # as many as the question said
+    page.wait_for_selector("#rejudge-result:has-text('Requeued 2 submissions.')")
+    page.goto(site.base + "/queue")
+    assert "1 alive" in page.inner_text("dd.workers")
+    ctx.close()
+
+
+def _guarded(ctx, base: str) -> list[str]:
+    """Requests to anywhere but ``base`` are recorded and refused (nothing leaves this machine)."""
+    off_site: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(base + "/"):
+            route.continue_()
+        else:
+            off_site.append(route.request.url)
+            route.abort()
+
+    ctx.route("**/*", guard)
+    return off_site
+
+
+def _log_in_without_a_password(ctx) -> None:
+    # The login's answer is faked: only where the page goes next is under test, and real
+    # logins would spend the per-address login bucket the other tests need.
+    ctx.route("**/api/v1/auth/login", lambda route: route.fulfill(
+        status=200, json={"email": "ann@example.org", "role": "learner", "csrf_token": "x"}))
+
+
+@pytest.mark.parametrize("hidden", ["\t", "\n", "\r", " "], ids=["tab", "lf", "cr", "space"])
+def test_after_logging_in_the_page_never_leaves_the_site_whatever_next_hides(site, browser, hidden):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    _log_in_without_a_password(ctx)
+    page = ctx.new_page()
+    other = f"localhost:{site.port}"  # another origin (a host name, not 127.0.0.1), and still this machine
+    page.goto(f"{site.base}/login?next=" + quote(f"/{hidden}/{other}/problems", safe=""))
+    assert page.get_attribute("#login", "data-next") == "/problems"
+    page.click("#login button[type=submit]")
+    page.wait_for_url(f"{site.base}/login?next=%2Fproblems", timeout=15_000)  # /problems, then its login
+    assert not off_site
+    ctx.close()
+
+
+@pytest.mark.parametrize("planted", ["/&#9;/{other}/problems", "//{other}/", "https://{other}/", "/&#10;/{other}/",
+                                     "javascript:alert(1)"])
+def test_the_login_script_checks_the_origin_of_next_itself(site, browser, planted):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    _log_in_without_a_password(ctx)
+    target = planted.format(other=f"localhost:{site.port}")
+
+    def plant(route):  # as if the server had let an unsafe next through
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text().replace('data-next="/problems"',
+                                                                      f'data-next="{target}"'))
+
+    ctx.route(f"{site.base}/login", plant)  # the page only, not the API's /auth/login
+    page = ctx.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{site.base}/login")
+    assert page.get_attribute("#login", "data-next") != "/problems"
+    page.click("#login button[type=submit]")
+    page.wait_for_url(f"{site.base}/login?next=%2Fproblems", timeout=15_000)
+    assert not off_site and not dialogs
+    ctx.close()
+
+
+def test_the_api_docs_render_from_this_sites_files_under_their_policy(site, browser):
+    ctx = browser.new_context()
+    off_site = _guarded(ctx, site.base)
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(site.base + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title")
+    assert "JAX Judge" in page.inner_text(".swagger-ui .info .title")
+    page.click("#operations-submissions-create_api_v1_submissions_post .opblock-summary")
+    page.wait_for_selector("#operations-submissions-create_api_v1_submissions_post .opblock-body")
+    assert page.locator(".opblock").count() >= 15
+    assert not off_site and not problems, (off_site, problems)  # a policy violation would be a console error
+    ctx.close()

@@ -1,0 +1,22 @@
+"""Helpers every test folder may import (``from support import ...``; pytest's
+``pythonpath`` puts tests/ on the path): the checkout's folders and grading one source.
+Fixtures live in the conftest.py files: the session-wide ones in tests/conftest.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEMS = ROOT / "problems"
+SUBMISSIONS = ROOT / "submissions"
+P1 = "per_example_grad_clipping"
+
+
+def tree_digest(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def grade_source(problem, source: str, box, cases=None, feedback=None):
+    from grader.judge.pipeline import grade
+    from grader.judge.submission import parse_source
+
+    return grade(problem, parse_source(source, "<test>"), box, cases, feedback)
