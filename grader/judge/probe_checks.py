@@ -118,17 +118,19 @@ def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None
         return []
     name = "results come from the transforms"
     source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
+    # What the probe perturbs: a loop's trip count (a few passes more), else a result.
+    source = f"the trip count of {source}" if req.perturbation == "passes" else f"the result of {source}"
     if table is None or not plan or not all(ids for _, ids in plan):
         return [missing_evidence(run, "probe", "rerun under the dependence probe", ending, name)]
     if "probe" in run.phase_failures:
-        return [CheckResult(name, False, f"the rerun with the result of {source} perturbed was stopped "
+        return [CheckResult(name, False, f"the rerun with {source} perturbed was stopped "
                             f"({run.phase_failures['probe']}); honest code runs it like any case")]
     for applied, (factor, ids) in enumerate(plan):
         which = f", perturbation {factor} of the table" if len(plan) > 1 else ""
         failed = _follows(run, problem, table, applied, factor, ids, name, source, which, ending)
         if failed:
             return [failed]
-    return [CheckResult(name, True, f"every required output follows the result of {source}")]
+    return [CheckResult(name, True, f"every required output follows {source}")]
 
 
 def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int, factor: int,
@@ -146,12 +148,12 @@ def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int
         if sub is None:
             return missing_evidence(run, "probe", "rerun under the dependence probe", ending, name)
         if sub.status != "ok":
-            return CheckResult(name, False, f"with the result of {source} perturbed, the code ended with "
+            return CheckResult(name, False, f"with {source} perturbed, the code ended with "
                                f"'{sub.status}' on {where}{which}; computed from the transform, it would simply follow")
         for dep in req.depends:
             a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][factor]
             if a is None or a.array.shape != want.shape or not compare(specs[dep], a.array, want)["excess"] <= 1.0:
-                return CheckResult(name, False, f"'{dep}' did not follow when the result of {source} was perturbed "
+                return CheckResult(name, False, f"'{dep}' did not follow when {source} was perturbed "
                                    f"({where}{which}): the output is computed some other way (by hand, around the "
                                    f"transform, or in lanes of a vmap that do not map the examples), and the "
                                    f"transform call is a decoy")

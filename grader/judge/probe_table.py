@@ -43,7 +43,7 @@ PER_GRADE = 3  # at most this many cases are rerun in one grade
 
 @dataclass
 class ProbeTable:
-    factors: list[list[float]]  # perturbations: (factor, shift, lane frequency, lane phase)
+    factors: list[list[float]]  # perturbations: (factor, shift, lane frequency, lane phase, extra passes)
     cases: list[str]
     outputs: dict[str, np.ndarray]  # "case|leaf" -> the reference's values, one row per factor
     moved: dict[str, list[bool]]  # "case|leaf" -> per factor: differs from the answer beyond tolerance
@@ -88,7 +88,7 @@ class ProbeTable:
         return covered, tuple(chosen + extra)[:PER_GRADE]
 
 
-FORMAT = 2  # tables of format 1 held a factor alone, not a perturbation
+FORMAT = 3  # format 1 held a factor alone, format 2 no extra passes
 
 
 def _path(problem: Problem):
@@ -127,7 +127,7 @@ def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
     req = problem.meta.requirements
     ordered = [c for c in problem.cases if not c.hidden] + [c for c in problem.cases if c.hidden]
     candidates: list[Case] = ordered[:CANDIDATES]
-    factors = [list(draw_perturbation()) for _ in range(FACTORS)]
+    factors = [list(draw_perturbation(req.perturbation)) for _ in range(FACTORS)]
     ref = load_submission(problem.reference_path)
     request = replace(make_request(ref, problem, candidates), size_probe=[],
                       probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(tuple(f) for f in factors))

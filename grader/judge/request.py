@@ -7,6 +7,7 @@ import math
 import random
 
 from ..problem import Case, Problem
+from ..problem.meta import Perturbation
 from ..problem.inputs import check_input, resized, typed_input
 from ..sandbox.probe import LANE_AMPLITUDE
 from ..sandbox.request import Request
@@ -18,17 +19,22 @@ from .submission import Submission
 FACTOR_RANGES = ((0.4, 0.8), (1.25, 2.5))
 SHIFT_RANGE = (0.05, 0.15)
 LANE_FREQUENCY_RANGE = (0.7, 2.4)
+# The passes a lengthened fori_loop runs beyond its own trip count (perturbation "passes").
+EXTRA_PASSES = (1, 2, 3)
 
 
-def draw_perturbation() -> tuple[float, float, float, float]:
-    """(factor, shift, lane frequency, lane phase), from the system's randomness."""
+def draw_perturbation(family: Perturbation = "scale") -> tuple[float, float, float, float, float]:
+    """(factor, shift, lane frequency, lane phase, extra passes), from the system's
+    randomness. A "passes" perturbation lengthens the loop and scales nothing (factor 1);
+    a "scale" one adds no pass."""
     rng = random.SystemRandom()
-    factor = rng.uniform(*rng.choice(FACTOR_RANGES))
+    passes = float(rng.choice(EXTRA_PASSES)) if family == "passes" else 0.0
+    factor = 1.0 if family == "passes" else rng.uniform(*rng.choice(FACTOR_RANGES))
     shift = rng.uniform(*SHIFT_RANGE) * rng.choice((-1.0, 1.0))
     while True:  # lanes 0 and 1 (every vmap has them when it maps two examples) differ by 0.1 or more
         frequency, phase = rng.uniform(*LANE_FREQUENCY_RANGE), rng.uniform(0.0, 2 * math.pi)
         if abs(math.cos(frequency + phase) - math.cos(phase)) * LANE_AMPLITUDE >= 0.1:
-            return factor, shift, frequency, phase
+            return factor, shift, frequency, phase, passes
 
 
 def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:

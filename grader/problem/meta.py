@@ -17,6 +17,11 @@ InputKind = Literal["array", "float", "int"]
 Container = Literal["jax", "numpy", "any"]  # the array type a submission must return
 Difficulty = Literal["easy", "medium", "hard"]
 INPUT_KINDS: tuple[InputKind, ...] = ("array", "float", "int")
+# How the dependence probe perturbs the rule's innermost transform: "scale" multiplies
+# what it returns by a factor; "passes" runs a fori_loop a few passes longer (for loops
+# whose result honest code may normalise, which cancels any factor).
+Perturbation = Literal["scale", "passes"]
+PERTURBATIONS: tuple[Perturbation, ...] = ("scale", "passes")
 CONTAINERS: tuple[Container, ...] = ("jax", "numpy", "any")
 DEFAULT_OUTPUT_CHECKS = ("structure", "type", "dtype", "shape", "finite", "value", "inputs_unchanged")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
@@ -89,6 +94,7 @@ class Requirements:
     depends_on: tuple[str, ...] = ()  # the transform (or nesting) those outputs must come from
     vectorized: tuple[str, ...] = ()  # batch dims along which the traced program must not grow
     traced: bool = False  # the entry must run under jax.jit with traced arguments, one trace per input shape
+    perturbation: Perturbation = "scale"  # how the dependence probe perturbs the transform (see PERTURBATIONS)
 
     @property
     def poison(self) -> tuple[str, ...]:
@@ -135,7 +141,7 @@ _TOP_KEYS = {"title", "difficulty", "tags", "entry", "limits", "requirements", "
 _TABLE_KEYS = {
     "entry": {"name", "args"},
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
-    "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized", "traced"},
+    "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized", "traced", "perturbation"},
     "checks": {"output"},
     "oracles": {"functions", "invariants"},
 }
@@ -217,10 +223,16 @@ def parse_meta(data: dict, file: Path) -> Meta:
         raise ProblemError(file, "'requirements.nest' must be a list of lists of at least two call names")
     if not isinstance(req.get("traced", False), bool):
         raise ProblemError(file, "'requirements.traced' must be true or false")
+    perturbation = req.get("perturbation", "scale")
+    if perturbation not in PERTURBATIONS:
+        raise ProblemError(file, f"'requirements.perturbation' must be one of {', '.join(PERTURBATIONS)}")
     requirements = Requirements(tuple(req.get("calls", ())), tuple(tuple(n) for n in nest),
                                 tuple(req.get("forbid", ())), tuple(req.get("depends", ())),
                                 tuple(req.get("depends_on", ())), tuple(req.get("vectorized", ())),
-                                req.get("traced", False))
+                                req.get("traced", False), perturbation)
+    if perturbation == "passes" and requirements.poison[-1:] != ("jax.lax.fori_loop",):
+        raise ProblemError(file, "'requirements.perturbation = \"passes\"' lengthens a fori_loop: the probe's "
+                                 "transform (the last name of 'depends_on') must be jax.lax.fori_loop")
 
     dims: dict[str, tuple[int, int]] = {}
     for name, rng in _need(data, "dims", dict, "", file).items() if "dims" in data else []:

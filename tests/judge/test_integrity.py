@@ -93,12 +93,48 @@ def test_probe_perturbations_are_random_away_from_neutral_with_distinct_lanes():
 
     drawn = {draw_perturbation() for _ in range(50)}
     assert len(drawn) == 50
-    for factor, shift, frequency, phase in drawn:
+    for factor, shift, frequency, phase, passes in drawn:
+        assert passes == 0.0  # a "scale" perturbation lengthens no loop
         assert any(lo <= factor <= hi for lo, hi in FACTOR_RANGES) and abs(factor - 1.0) >= 0.2
         assert SHIFT_RANGE[0] <= abs(shift) <= SHIFT_RANGE[1]
         # lanes 0 and 1 of a vmap get factors at least 0.1 apart
         assert LANE_AMPLITUDE * abs(math.cos(frequency + phase) - math.cos(phase)) >= 0.1
-    assert {s > 0 for _, s, _, _ in drawn} == {True, False}
+    assert {s > 0 for _, s, _, _, _ in drawn} == {True, False}
+
+
+def test_a_passes_perturbation_lengthens_the_loop_by_a_drawn_count_and_scales_nothing():
+    from grader.judge.request import EXTRA_PASSES, draw_perturbation
+
+    drawn = [draw_perturbation("passes") for _ in range(60)]
+    assert all(d[0] == 1.0 for d in drawn)
+    assert {d[4] for d in drawn} == {float(k) for k in EXTRA_PASSES}
+
+
+def test_more_passes_adds_the_drawn_passes_behind_the_switch_and_only_when_asked():
+    import jax
+    import jax.numpy as jnp
+
+    from grader.sandbox.child.instrument import Recorder
+    from grader.sandbox.child.perturb import more_passes
+
+    params = (1.0, 0.0, 0.0, 0.0, 2.0)
+    assert more_passes(Recorder(probe=True, params=params, passes=True), 5) == 7  # the second module's probe
+    assert more_passes(Recorder(probe=True, params=params, passes=False), 5) == 5  # a "scale" problem's loop
+
+    def traced(upper, flag):
+        rec = Recorder(passes=True)
+        rec.flag, rec.traced_params = flag, tuple(jnp.float32(v) for v in params)
+        return more_passes(rec, upper)
+
+    lengthened = jax.jit(traced)
+    assert int(lengthened(jnp.int32(5), jnp.bool_(True))) == 7
+    assert int(lengthened(jnp.int32(5), jnp.bool_(False))) == 5  # switched off: the loop as written
+
+    # A trip count the code left concrete stays concrete: the switch is not placed, and
+    # the probe then runs in a second module instead.
+    rec = Recorder(passes=True)
+    rec.flag, rec.traced_params = jnp.bool_(True), params
+    assert more_passes(rec, 5) == 5 and rec.flag_blocked
 
 
 def test_the_probe_table_covers_every_required_output(problem1, pool):

@@ -22,6 +22,9 @@ def edit_toml(root, old, new):
     ('depends = ["grads.w"', 'depends = ["grads.z"', "grads.z"),
     ("[limits]", "[limits\n", "not valid TOML"),
     ('name = "per_example_grad_clip"', 'name = "not an identifier"', "identifiers"),
+    ('depends = ["grads.w"', 'perturbation = "twice"\ndepends = ["grads.w"',
+     "'requirements.perturbation' must be one of scale, passes"),
+    ('depends = ["grads.w"', 'perturbation = "passes"\ndepends = ["grads.w"', "must be jax.lax.fori_loop"),
 ])
 def test_broken_metadata_is_named(problem_copy, old, new, words):
     root = problem_copy()

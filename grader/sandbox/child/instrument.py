@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..language import SUBMISSION_FILE
 from ..messages import MAX_CALL_LINES, MAX_NEST_DEPTH, MAX_NESTS, JitReport, RuntimeRecord
 from ..probe import NEUTRAL
-from .perturb import poison, shift_arguments
+from .perturb import more_passes, poison, shift_arguments
 from .sizes import count_eqns, counting
 
 if TYPE_CHECKING:
@@ -70,7 +70,8 @@ DIFFERENTIATES = frozenset({"jax.grad", "jax.value_and_grad"})
 class Recorder:
     poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
     probe: bool = False  # perturb unconditionally, by ``params``
-    params: tuple[float, ...] = NEUTRAL  # (factor, shift, lane frequency, lane phase); see PARAMS
+    params: tuple[float, ...] = NEUTRAL  # (factor, shift, lane frequency, lane phase, extra passes); see PARAMS
+    passes: bool = False  # a perturbation lengthens the rule's fori_loop (extra passes drawn)
     # While the jitted entry is traced: the traced bool that switches the perturbation on
     # (a probe call) or off (a normal call), and the traced parameters, so that both calls
     # share one compiled program whatever the judge drew.
@@ -309,6 +310,9 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             for key in ("fun", "f", "body_fun", "cond_fun"):
                 if key in kwargs and callable(kwargs[key]):
                     kwargs[key] = _traced(rec, name, kwargs[key], lane, inner)
+        # A fori_loop the rule names runs a few passes longer (perturbation "passes").
+        if target and name == "jax.lax.fori_loop" and not rec.scaling and _in_context(rec, rule[:-1]):
+            args, kwargs = _lengthened(rec, args, kwargs)
         # Scale what the innermost transform of the rule hands back, when it runs inside
         # the outer ones: outputs computed from it follow the factor, others do not.
         if target and name not in PRODUCES_FUNCTION:
@@ -326,6 +330,15 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
         return result
 
     return wrapper
+
+
+def _lengthened(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A fori_loop call (lower, upper, body_fun, init_val) with its ``upper`` lengthened."""
+    if len(args) > 1:
+        return (args[0], more_passes(rec, args[1]), *args[2:]), kwargs
+    if "upper" in kwargs:
+        return args, {**kwargs, "upper": more_passes(rec, kwargs["upper"])}
+    return args, kwargs
 
 
 def overrides(rec: Recorder, names: tuple[str, ...]) -> dict[str, Callable]:

@@ -91,7 +91,8 @@ def _serve(job: Job, blob: bytes, chan: Channel) -> None:
     probe_ids = [cid for cid in job.probe_ids if cid in cases] if job.poison and factors else []
 
     chan.send(Begin("load"))
-    recorder = Recorder(job.poison)
+    passes = any(p[4] for p in factors)  # the perturbation lengthens a loop: see child/perturb.py
+    recorder = Recorder(job.poison, passes=passes)
     run = Run(job.source, job.entry, watched, recorder)
     run.cost = job.cost
     run.count_eager = bool(job.size_probe)
@@ -139,7 +140,7 @@ def _probe(job: Job, run: Run, recorder: Recorder, cases: dict[str, Any], probe_
     for k, params in enumerate(job.probe_factors):
         if not switch:
             watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *job.watch)))
-            module = Run(job.source, job.entry, watched, Recorder(job.poison, probe=True, params=params))
+            module = Run(job.source, job.entry, watched, Recorder(job.poison, probe=True, params=params, passes=bool(params[4])))
             loaded = module.load()
         for cid in probe_ids:
             chan.send(Begin("probe", cid))

@@ -102,6 +102,29 @@ def poison(rec: Any, tree: Any, lanes: bool = True) -> Any:
     return jax.tree_util.tree_map(lambda x: _scaled(x, mult, flag), tree)
 
 
+def more_passes(rec: Any, upper: Any) -> Any:
+    """The trip count ``upper`` of the rule's fori_loop, lengthened by the drawn passes.
+    Under jax.jit the passes sit behind the switch; a trip count the code left concrete
+    would turn traced (and the loop from a scan into a while loop) in every call, so the
+    switch is not placed and the probe runs in a second module instead."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    active = _active(rec) if rec.passes else None
+    if active is None:
+        return upper
+    flag, params = active
+    if flag is None:
+        extra = int(round(float(params[4])))
+        return upper + extra if extra else upper
+    if not isinstance(upper, jax.core.Tracer) or jnp.ndim(upper) != 0:
+        rec.flag_blocked = True
+        return upper
+    extra = jnp.round(params[4]).astype(jnp.result_type(upper))
+    return upper + lax.select(flag, extra, jnp.zeros_like(extra))
+
+
 def shift_arguments(rec: Any, args: tuple, argnums: tuple[int, ...]) -> tuple:
     import jax
 

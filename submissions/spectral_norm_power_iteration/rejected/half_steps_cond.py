@@ -1,5 +1,8 @@
-# 2 * num_iters half-steps in one fori_loop: even steps update v, odd steps update u
-# (lax.cond picks which); stop_gradient on both vectors before sigma.
+# reason: requirement
+# 2 * num_iters half-steps in one fori_loop: even passes update v, odd ones u (lax.cond
+# picks which). The values are right, but the statement asks for one whole step per
+# pass of the loop's body: run a few passes longer, this loop takes half as many steps
+# more as the reference does, and u and v do not follow.
 import jax
 import jax.numpy as jnp
 
