@@ -35,7 +35,7 @@ def main() -> None:
     from grader.judge.pipeline import grade
     from grader.judge.submission import load_submission
     from grader.problem import load_problem
-    from grader.problem.inputs import check_input
+    from grader.problem.inputs import input_dims
     from grader.sandbox.host import Sandbox
 
     ids = opts.problems or sorted(p.name for p in (ROOT / "problems").iterdir() if (p / "problem.toml").exists())
@@ -58,7 +58,7 @@ def main() -> None:
                     times.append(time.perf_counter() - start)
                     if got.report.verdict != "AC":
                         sys.exit(f"{pid}: {f.name} got {got.report.verdict}, not AC: {got.report.message}")
-            shapes = len({tuple(sorted(check_input(problem.meta, c.input).items())) for c in problem.cases})
+            shapes = len({tuple(sorted(input_dims(problem.meta, c.input).items())) for c in problem.cases})
             rows.append((pid, len(files), len(problem.cases), shapes, statistics.median(times), max(times)))
             worst = max(worst, max(times))
             print(f"  {pid}: median {rows[-1][4]:.2f} s, slowest {rows[-1][5]:.2f} s", file=sys.stderr)

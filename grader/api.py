@@ -156,11 +156,11 @@ class Judge:
         self._check_open()
         found = _problem(problem)  # a bad problem or argument fails before a sandbox is taken
         _cases(found, cases)
-        box = self._pool.free.get()
+        sandbox = self._pool.free.get()
         try:
-            return _grade(found, sub, box, cases, feedback, strict_sandbox)
+            return _grade(found, sub, sandbox, cases, feedback, strict_sandbox)
         finally:
-            self._pool.free.put(box)
+            self._pool.free.put(sandbox)
 
     def grade_file(self, path: str | Path, problem: str | Problem, *, cases: Cases = "all", feedback: bool = True,
                    strict_sandbox: bool = False, cell_tag: str | None = None) -> Report:
@@ -221,8 +221,8 @@ def grade_file(path: str | Path, problem: str | Problem, *, cases: Cases = "all"
     sub = _file_submission(path, cell_tag)
     from .sandbox.host import Sandbox
 
-    with Sandbox() as box:
-        return _grade(found, sub, box, cases, feedback, strict_sandbox)
+    with Sandbox() as sandbox:
+        return _grade(found, sub, sandbox, cases, feedback, strict_sandbox)
 
 
 def grade_source(source: str | bytes, problem: str | Problem, *, path: str = "submission.py", cases: Cases = "all",
@@ -257,5 +257,5 @@ def grade_source(source: str | bytes, problem: str | Problem, *, path: str = "su
     sub = _source_submission(source, path, cell_tag)
     from .sandbox.host import Sandbox
 
-    with Sandbox() as box:
-        return _grade(found, sub, box, cases, feedback, strict_sandbox)
+    with Sandbox() as sandbox:
+        return _grade(found, sub, sandbox, cases, feedback, strict_sandbox)

@@ -121,7 +121,7 @@ def run_local(problem: Problem, items: list[Item], workers: int, feedback=None) 
             starting.start()
             fill(problem)
             starting.join()
-        yield from pool.submit_all(lambda box, item: grade_item(problem, item, box, feedback), items)
+        yield from pool.submit_all(lambda sandbox, item: grade_item(problem, item, sandbox, feedback), items)
 
 
 _WORKER_SANDBOX = None

@@ -15,8 +15,8 @@ def tree_digest(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def grade_source(problem, source: str, box, cases=None, feedback=None):
+def grade_source(problem, source: str, sandbox, cases=None, feedback=None):
     from grader.judge.pipeline import grade
     from grader.judge.submission import parse_source
 
-    return grade(problem, parse_source(source, "<test>"), box, cases, feedback)
+    return grade(problem, parse_source(source, "<test>"), sandbox, cases, feedback)

@@ -27,7 +27,7 @@ from ..common.files import cache_dir, write_atomic
 from ..common.trees import dotted, get_path, set_path
 from ..judge.reference import reference_outputs
 from ..problem import Meta, Problem, ProblemError
-from ..problem.inputs import InputError, canonical, check_input
+from ..problem.inputs import InputError, canonical, check_input, input_dims
 from ..problem.meta import InputLeaf
 from ..problem.modules import oracles
 from .cases import oracle_excess
@@ -310,7 +310,7 @@ def check_box(ctx: Context) -> list[Finding]:
             bad[group] += not excess <= 1.0
             if not excess <= worst[group][0]:
                 worst[group] = (excess, cid, name, where)
-    shapes = len({json.dumps(check_input(p.meta, raw), sort_keys=True) for raw in inputs.values()})
+    shapes = len({json.dumps(input_dims(p.meta, raw), sort_keys=True) for raw in inputs.values()})
     n_box = len(inputs) - len(roots)
     excess, cid, name, where = worst["box"]
     if bad["box"]:

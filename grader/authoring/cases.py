@@ -125,8 +125,10 @@ def wrong_answers_caught(problem: Problem, case_ids: Iterable[str]) -> list[str]
     cases = [c for c in problem.cases if c.id in ids]
     caught = []
     with Pool(1) as pool:
-        for exp, graded in pool.submit_all(lambda box, e: (e, grade(problem, load_submission(e.path), box, cases)),
-                                           files):
+        def job(sandbox, e):
+            return e, grade(problem, load_submission(e.path), sandbox, cases)
+
+        for exp, graded in pool.submit_all(job, files):
             if graded.report.verdict != "AC":
                 caught.append(exp.path.name)
     return sorted(caught)

@@ -14,7 +14,7 @@ NEAR_TOLERANCE = 0.9  # warn when an accepted solution uses more than 90% of a t
 
 def check_reference(ctx: Context) -> list[Finding]:
     p = ctx.problem
-    graded = next(ctx.pool.submit_all(lambda box, sub: grade(p, sub, box), [load_submission(p.reference_path)]))
+    graded = next(ctx.pool.submit_all(lambda sandbox, sub: grade(p, sub, sandbox), [load_submission(p.reference_path)]))
     r = graded.report
     if r.verdict != "AC":
         failing = next((c for c in r.cases if c.verdict not in ("AC", "--")), None)
@@ -33,11 +33,11 @@ def check_submissions(ctx: Context) -> list[Finding]:
         return [Finding("submissions", "warn", f"no files under submissions/{p.id}/<verdict>/")]
     hidden_ids = {c.id for c in p.cases if c.hidden}
 
-    def job(box, exp: Expectation):
+    def job(sandbox, exp: Expectation):
         # A file that must be accepted must follow every perturbation a grade could draw,
         # not only the one drawn this time (so that its AC does not depend on the draw).
         try:
-            return exp, grade(p, load_submission(exp.path), box, every_perturbation=exp.verdict is Verdict.AC)
+            return exp, grade(p, load_submission(exp.path), sandbox, every_perturbation=exp.verdict is Verdict.AC)
         except SubmissionError as exc:
             return exp, exc
 

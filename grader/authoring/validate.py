@@ -14,7 +14,7 @@ import numpy as np
 from ..common.trees import dotted, get_path
 from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
-from ..problem.inputs import InputError, canonical, check_input
+from ..problem.inputs import InputError, canonical, check_input, input_dims
 from .box_check import check_box
 from .context import Context, Finding
 from .grading_checks import check_reference, check_submissions
@@ -67,7 +67,7 @@ def check_cases(ctx: Context) -> list[Finding]:
 
 
 def _expected_shape_problem(p: Problem, case) -> str | None:
-    dims = check_input(p.meta, case.input)
+    dims = input_dims(p.meta, case.input)
     for spec in p.meta.outputs:
         try:
             value = np.asarray(get_path(case.expected, spec.path), dtype=np.float64)

@@ -13,7 +13,7 @@ from ..sandbox.xla_cache import fill
 
 
 def warm(problem: Problem, sandbox: Sandbox, say: Callable[[str], None] = lambda _m: None) -> None:
-    if problem.meta.requirements.depends and problem.meta.requirements.poison:
+    if problem.meta.requirements.depends and problem.meta.requirements.perturbed:
         probe_table.get(problem, sandbox)
         say("dependence probe table ready")
     table = mistakes.mistake_table(problem, sandbox)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
-from ..problem.inputs import InputError, canonical, check_input, resized
+from ..problem.inputs import InputError, canonical, check_input, input_dims, resized
 from ..problem.modules import generated_inputs
 from .mistakes import match_mistake, mistake_table
 from .reference import reference_outputs
@@ -90,11 +90,11 @@ def _valid(problem: Problem, raw: Any) -> bool:
 
 
 def _size(problem: Problem, raw: Any) -> int:
-    return sum(check_input(problem.meta, raw).values())
+    return sum(input_dims(problem.meta, raw).values())
 
 
 def _shrinks(problem: Problem, raw: Any) -> list[Any]:
-    dims = check_input(problem.meta, raw)
+    dims = input_dims(problem.meta, raw)
     out = []
     for dim, size in dims.items():
         lo = problem.meta.dims[dim][0]

@@ -108,7 +108,8 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
         plan = (table.every(graded, depends) if every_perturbation else []) or \
             [table.choose(graded, depends, random.SystemRandom())]
         ids = tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
-        request = replace(request, probe_ids=ids, probe_factors=tuple(tuple(table.factors[k]) for k, _ in plan))
+        drawn = tuple(tuple(table.perturbations[k]) for k, _ in plan)
+        request = replace(request, probe_ids=ids, probe_perturbations=drawn)
     run = sandbox.run(request)  # the host refuses a strict request in a weaker sandbox (judge_error)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if run.judge_error:

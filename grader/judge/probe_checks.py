@@ -53,14 +53,14 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
     if "sizes" in run.phase_failures or ("child" in run.phase_failures and not run.sizes):
         return [missing_evidence(run, "sizes", "measurement of the program at two batch sizes", ending, "vectorized")]
     sizes = run.sizes[:2]
-    if len(sizes) < 2 or any(s.get("eqns") is None or s.get("size") is None for s in sizes):
+    if len(sizes) < 2 or any(s.get("ops") is None or s.get("size") is None for s in sizes):
         why = next((s.get("error") for s in sizes if s.get("error")), None)
         return [CheckResult("vectorized", False, f"the program could not be measured at two sizes of {dims}"
                             + (f" (running it raised {why})" if why else "") + "; the requirement is not met")]
     small, large = sizes
     unit = "operations" if small.get("how") != "eager" else "primitives run (it cannot be traced)"
-    measured = f"{small['eqns']} {unit} at {dims}={small['size']}, {large['eqns']} at {dims}={large['size']}"
-    if not _alike([small["eqns"], large["eqns"]]):
+    measured = f"{small['ops']} {unit} at {dims}={small['size']}, {large['ops']} at {dims}={large['size']}"
+    if not _alike([small["ops"], large["ops"]]):
         return [CheckResult("vectorized", False, f"the program changes with {dims} ({measured}): a Python loop over "
                             f"{dims}? Express it with a transform so that one program serves every size")]
     # The measurement is only as good as its likeness to the programs that computed the
@@ -76,7 +76,7 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
     for how in ("traced", "eager"):
         group = {cid: p["ops"] for cid, p in programs.items() if p["how"] == how}
         if how == small.get("how", "traced"):
-            group |= {"measured small": small["eqns"], "measured large": large["eqns"]}
+            group |= {"measured small": small["ops"], "measured large": large["ops"]}
         if not _alike(list(group.values())):
             middle = sorted(group.values())[len(group) // 2]
             odd = [cid for cid, ops in group.items() if not _alike([ops, middle])]
@@ -114,10 +114,10 @@ def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None
     index in the table and the cases rerun under it: one drawn per grade, all of them in
     ``validate``. Every one must be followed."""
     req = problem.meta.requirements
-    if not req.depends or not req.poison:
+    if not req.depends or not req.perturbed:
         return []
     name = "results come from the transforms"
-    source = "(".join(req.poison) + "(...)" + ")" * (len(req.poison) - 1)
+    source = "(".join(req.perturbed) + "(...)" + ")" * (len(req.perturbed) - 1)
     # What the probe perturbs: a loop's trip count (a few passes more), else a result.
     source = f"the trip count of {source}" if req.perturbation == "passes" else f"the result of {source}"
     if table is None or not plan or not all(ids for _, ids in plan):
@@ -125,21 +125,21 @@ def check_dependence(run: RunResult, problem: Problem, table: "ProbeTable | None
     if "probe" in run.phase_failures:
         return [CheckResult(name, False, f"the rerun with {source} perturbed was stopped "
                             f"({run.phase_failures['probe']}); honest code runs it like any case")]
-    for applied, (factor, ids) in enumerate(plan):
-        which = f", perturbation {factor} of the table" if len(plan) > 1 else ""
-        failed = _follows(run, problem, table, applied, factor, ids, name, source, which, ending)
+    for applied, (drawn, ids) in enumerate(plan):
+        which = f", perturbation {drawn} of the table" if len(plan) > 1 else ""
+        failed = _follows(run, problem, table, applied, drawn, ids, name, source, which, ending)
         if failed:
             return [failed]
     return [CheckResult(name, True, f"every required output follows {source}")]
 
 
-def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int, factor: int,
+def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int, drawn: int,
              ids: tuple[str, ...], name: str, source: str, which: str,
              ending: "Ending | None" = None) -> CheckResult | None:
     """Why the outputs under one perturbation do not follow it, or None when they do."""
     req = problem.meta.requirements
     specs = {".".join(o.path): o for o in problem.meta.outputs}
-    subs = {p.id: p for p in run.probes if p.factor == applied}
+    subs = {p.id: p for p in run.probes if p.perturbation == applied}
     moved = dict.fromkeys(req.depends, False)
     hidden = {c.id for c in problem.cases if c.hidden}
     for cid in ids:
@@ -151,13 +151,13 @@ def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int
             return CheckResult(name, False, f"with {source} perturbed, the code ended with "
                                f"'{sub.status}' on {where}{which}; computed from the transform, it would simply follow")
         for dep in req.depends:
-            a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][factor]
+            a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][drawn]
             if a is None or a.array.shape != want.shape or not compare(specs[dep], a.array, want)["excess"] <= 1.0:
                 return CheckResult(name, False, f"'{dep}' did not follow when {source} was perturbed "
                                    f"({where}{which}): the output is computed some other way (by hand, around the "
                                    f"transform, or in lanes of a vmap that do not map the examples), and the "
                                    f"transform call is a decoy")
-            moved[dep] |= table.moved[f"{cid}|{dep}"][factor]
+            moved[dep] |= table.moved[f"{cid}|{dep}"][drawn]
     still = [d for d, m in moved.items() if not m]
     if still:
         return CheckResult(name, False, f"the probe did not move {', '.join(repr(d) for d in still)} on the cases "

@@ -36,23 +36,23 @@ from .submission import load_submission
 if TYPE_CHECKING:
     from ..sandbox.host import Sandbox
 
-FACTORS = 16  # factors per table
+PER_TABLE = 16  # perturbations per table
 CANDIDATES = 10  # cases per table, public ones first
 PER_GRADE = 3  # at most this many cases are rerun in one grade
 
 
 @dataclass
 class ProbeTable:
-    factors: list[list[float]]  # perturbations: (factor, shift, lane frequency, lane phase, extra passes)
+    perturbations: list[list[float]]  # (factor, shift, lane frequency, lane phase, extra passes)
     cases: list[str]
-    outputs: dict[str, np.ndarray]  # "case|leaf" -> the reference's values, one row per factor
-    moved: dict[str, list[bool]]  # "case|leaf" -> per factor: differs from the answer beyond tolerance
+    outputs: dict[str, np.ndarray]  # "case|leaf" -> the reference's values, one row per perturbation
+    moved: dict[str, list[bool]]  # "case|leaf" -> per perturbation: differs from the answer beyond tolerance
 
     def choose(self, graded: set[str], depends: tuple[str, ...], rng: random.Random) -> tuple[int, tuple[str, ...]]:
-        """A factor at random, and graded cases on which every required output moves
-        under it (public first); the factor that covers most outputs if none covers all."""
+        """A perturbation at random, and graded cases on which every required output moves
+        under it (public first); the one that covers most outputs if none covers all."""
         best: tuple[int, int, tuple[str, ...]] = (-1, 0, ())
-        order = list(range(len(self.factors)))
+        order = list(range(len(self.perturbations)))
         rng.shuffle(order)
         for k in order:
             covered, ids = self.cases_for(k, graded, depends)
@@ -63,17 +63,17 @@ class ProbeTable:
         return best[1], best[2]
 
     def every(self, graded: set[str], depends: tuple[str, ...]) -> list[tuple[int, tuple[str, ...]]]:
-        """Every factor ``choose`` could return as covering all required outputs, each with
+        """Every perturbation ``choose`` could return as covering all required outputs, each with
         its cases (``validate`` probes files that must be accepted under all of them)."""
         plan = []
-        for k in range(len(self.factors)):
+        for k in range(len(self.perturbations)):
             covered, ids = self.cases_for(k, graded, depends)
             if covered == len(depends):
                 plan.append((k, ids))
         return plan
 
     def cases_for(self, k: int, graded: set[str], depends: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
-        """The graded cases to rerun under factor ``k``, and how many required outputs
+        """The graded cases to rerun under perturbation ``k``, and how many required outputs
         move on them."""
         cases = [c for c in self.cases if c in graded]
         chosen: list[str] = []
@@ -102,12 +102,12 @@ def load(problem: Problem) -> ProbeTable | None:
             outputs = {key: data[f"o{i}"] for i, key in enumerate(meta["keys"])}
     except (OSError, KeyError, ValueError):
         return None
-    return ProbeTable(meta["factors"], meta["cases"], outputs, meta["moved"])
+    return ProbeTable(meta["perturbations"], meta["cases"], outputs, meta["moved"])
 
 
 def _save(problem: Problem, table: ProbeTable) -> None:
     keys = list(table.outputs)
-    meta = json.dumps({"factors": table.factors, "cases": table.cases, "keys": keys, "moved": table.moved})
+    meta = json.dumps({"perturbations": table.perturbations, "cases": table.cases, "keys": keys, "moved": table.moved})
     buf = io.BytesIO()
     np.savez_compressed(buf, allow_pickle=False, meta=np.frombuffer(meta.encode(), dtype=np.uint8),
                         **{f"o{i}": table.outputs[k] for i, k in enumerate(keys)})
@@ -123,14 +123,15 @@ def _save(problem: Problem, table: ProbeTable) -> None:
 
 
 def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
-    """Run the reference with the probe on, every candidate case under every factor."""
+    """Run the reference with the probe on, every candidate case under every perturbation."""
     req = problem.meta.requirements
     ordered = [c for c in problem.cases if not c.hidden] + [c for c in problem.cases if c.hidden]
     candidates: list[Case] = ordered[:CANDIDATES]
-    factors = [list(draw_perturbation(req.perturbation)) for _ in range(FACTORS)]
+    perturbations = [list(draw_perturbation(req.perturbation)) for _ in range(PER_TABLE)]
     ref = load_submission(problem.reference_path)
-    request = replace(make_request(ref, problem, candidates), size_probe=[],
-                      probe_ids=tuple(c.id for c in candidates), probe_factors=tuple(tuple(f) for f in factors))
+    request = replace(make_request(ref, problem, candidates), size_inputs=[],
+                      probe_ids=tuple(c.id for c in candidates),
+                      probe_perturbations=tuple(tuple(p) for p in perturbations))
     run = sandbox.run(request)
     bad = run.judge_error or (None if run.complete else "it did not finish") or next(
         (f"case {cid} ended with {c.status}" for cid, c in run.cases.items() if c.status != "ok"), None)
@@ -144,8 +145,9 @@ def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
             key = f"{case.id}|{dep}"
             want = np.asarray(get_path(case.expected, tuple(dep.split("."))), dtype=np.float64)
             rows, flags = [], []
-            for k in range(len(factors)):
-                probe = next((p for p in run.probes if p.id == case.id and p.factor == k and p.status == "ok"), None)
+            for k in range(len(perturbations)):
+                probe = next((p for p in run.probes
+                              if p.id == case.id and p.perturbation == k and p.status == "ok"), None)
                 leaf = get_path(probe.output, tuple(dep.split(".")), None) if probe else None
                 if not isinstance(leaf, Leaf):
                     raise ProblemError(problem.reference_path, f"gave no '{dep}' under the probe on case {case.id}")
@@ -153,7 +155,7 @@ def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
                 rows.append(value)
                 flags.append(value.shape != want.shape or compare(specs[dep], value, want)["excess"] > 1.0)
             outputs[key], moved[key] = rows, flags
-    table = ProbeTable(factors, [c.id for c in candidates], {k: np.stack(v) for k, v in outputs.items()}, moved)
+    table = ProbeTable(perturbations, [c.id for c in candidates], {k: np.stack(v) for k, v in outputs.items()}, moved)
     _save(problem, table)
     return table
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..problem import Case, Problem, ProblemError
-from ..problem.inputs import check_input, typed_input
+from ..problem.inputs import input_dims, typed_input
 from ..sandbox.host import Sandbox
 from ..sandbox.wire import to_plain
 from .output_checks import CheckContext, run_checks
@@ -48,7 +48,7 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
             out.problems[cid] = f"reference ended with {cr.status}: {(cr.error or {}).get('message', '')}"
             continue
         ctx = CheckContext(problem.meta, cr.output, None, typed_input(problem.meta, raw), cr.args_after,
-                           check_input(problem.meta, raw))
+                           input_dims(problem.meta, raw))
         found = run_checks(ctx, shape_checks)
         if found:
             out.problems[cid] = f"reference output fails '{found.reason}': {found.message}"

@@ -8,7 +8,7 @@ import random
 
 from ..problem import Case, Problem
 from ..problem.meta import Perturbation
-from ..problem.inputs import check_input, resized, typed_input
+from ..problem.inputs import input_dims, resized, typed_input
 from ..sandbox.probe import LANE_AMPLITUDE
 from ..sandbox.request import Request
 from .submission import Submission
@@ -37,7 +37,7 @@ def draw_perturbation(family: Perturbation = "scale") -> tuple[float, float, flo
             return factor, shift, frequency, phase, passes
 
 
-def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
+def size_inputs_for(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
     """Two inputs that differ only in the batch dims: the first public case (else the
     first case), cycled to a small and a large batch, so that the program sizes can be
     compared."""
@@ -53,13 +53,13 @@ def size_probe_inputs(problem: Problem, cases: list[Case]) -> list[tuple[int, di
             return []
         small, large = resized(meta, small, dim, a), resized(meta, large, dim, b)
     first = meta.requirements.vectorized[0]
-    return [(check_input(meta, small)[first], typed_input(meta, small)),
-            (check_input(meta, large)[first], typed_input(meta, large))]
+    return [(input_dims(meta, small)[first], typed_input(meta, small)),
+            (input_dims(meta, large)[first], typed_input(meta, large))]
 
 
 def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False,
                  strict: bool = False) -> Request:
-    """The run of ``sub`` on ``cases``; the dependence probe (which cases, which factor)
+    """The run of ``sub`` on ``cases``; the dependence probe (which cases, which perturbation)
     is added by the pipeline from the problem's probe table."""
     meta = problem.meta
     lim = meta.limits
@@ -70,6 +70,6 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
         time_seconds=lim.time_seconds, load_seconds=lim.load_seconds, memory_mb=lim.memory_mb,
         output_kb=lim.output_kb,
         watch=tuple(dict.fromkeys((*req.calls, *req.forbid, *(n for r in req.nest for n in r)))),
-        poison=req.poison, probe=bool(req.depends and req.poison),
-        size_probe=size_probe_inputs(problem, cases) if req.vectorized else [], cost=cost,
+        perturbed=req.perturbed, probe=bool(req.depends and req.perturbed),
+        size_inputs=size_inputs_for(problem, cases) if req.vectorized else [], cost=cost,
         hidden=frozenset(c.id for c in cases if c.hidden), strict=strict)

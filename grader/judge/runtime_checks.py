@@ -39,7 +39,7 @@ def _lines(calls: Mapping[str, tuple[int, ...]], name: str) -> str:
 def check_runtime(run: RunResult, problem: Problem, probe: Probe | None = None,
                   all_passed: bool = False, ending: "Ending | None" = None) -> list[CheckResult]:
     """Every runtime rule of the problem, judged on the run's evidence. The dependence
-    probe, ``(table, [(factor index, case ids), ...])``, is judged only when every case passed:
+    probe, ``(table, [(perturbation index, case ids), ...])``, is judged only when every case passed:
     it tells a decoy from honest code, and a submission with a failing case is told
     about that case instead. ``ending``: the case that ended the process, if one did
     (see ``verdict.ended_by``)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
-from ..problem.inputs import check_input, typed_input
+from ..problem.inputs import input_dims, typed_input
 from ..report.model import CaseReport
 from ..sandbox.request import CaseRun, RunResult
 from ..sandbox.wire import to_plain
@@ -95,7 +95,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
     worst = None
     if run.status == "ok":
         ctx = CheckContext(meta, run.output, case.expected, typed_input(meta, case.input), run.args_after,
-                           check_input(meta, case.input))
+                           input_dims(meta, case.input))
         finding = run_checks(ctx, meta.output_checks)
         worst = ctx.worst or None
         got = to_plain(run.output)
@@ -119,7 +119,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
     report.stdout = run.stdout or None
     if finding and finding.reason in ("structure", "type", "dtype", "shape"):
-        report.diff = tree_diff(meta, check_input(meta, case.input), run.output)
+        report.diff = tree_diff(meta, input_dims(meta, case.input), run.output)
     if finding and finding.reason == "nan":
         report.worst = finding.detail
     report.cost = run.cost

@@ -85,8 +85,14 @@ def _bind(leaf: InputLeaf, shape: tuple[int, ...], dims: dict[str, int], meta: M
         dims[dim] = size
 
 
-def check_input(meta: Meta, raw: Any) -> dict[str, int]:
-    """Raise InputError naming the first offending field; return the bound dims."""
+def check_input(meta: Meta, raw: Any) -> None:
+    """Raise InputError naming the first offending field of ``raw``."""
+    input_dims(meta, raw)
+
+
+def input_dims(meta: Meta, raw: Any) -> dict[str, int]:
+    """The dims ``raw`` binds (``{"B": 4, "D": 3}``), once it is checked against the
+    problem's constraints; InputError names the first offending field."""
     if not isinstance(raw, dict):
         raise InputError("<root>", "the input must be a JSON object keyed by argument name")
     _no_extra(meta.input_tree, raw, ())

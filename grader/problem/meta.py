@@ -97,8 +97,8 @@ class Requirements:
     perturbation: Perturbation = "scale"  # how the dependence probe perturbs the transform (see PERTURBATIONS)
 
     @property
-    def poison(self) -> tuple[str, ...]:
-        """What the dependence probe poisons: ``depends_on``, else the first nesting rule."""
+    def perturbed(self) -> tuple[str, ...]:
+        """The transform chain the dependence probe perturbs: ``depends_on``, else the first nesting rule."""
         return self.depends_on or (self.nest[0] if self.nest else ())
 
 
@@ -230,7 +230,7 @@ def parse_meta(data: dict, file: Path) -> Meta:
                                 tuple(req.get("forbid", ())), tuple(req.get("depends", ())),
                                 tuple(req.get("depends_on", ())), tuple(req.get("vectorized", ())),
                                 req.get("traced", False), perturbation)
-    if perturbation == "passes" and requirements.poison[-1:] != ("jax.lax.fori_loop",):
+    if perturbation == "passes" and requirements.perturbed[-1:] != ("jax.lax.fori_loop",):
         raise ProblemError(file, "'requirements.perturbation = \"passes\"' lengthens a fori_loop: the probe's "
                                  "transform (the last name of 'depends_on') must be jax.lax.fori_loop")
 
@@ -275,8 +275,8 @@ def parse_meta(data: dict, file: Path) -> Meta:
         outputs.append(OutputLeaf(path, table["dtype"], _shape(table.get("shape", []), dims, where, file),
                                   float(table.get("atol", 0.0)), float(table.get("rtol", 0.0)), container))
     known = {".".join(o.path) for o in outputs}
-    if requirements.depends and not requirements.poison:
-        raise ProblemError(file, "'requirements.depends' needs 'depends_on' or a 'nest' rule to poison")
+    if requirements.depends and not requirements.perturbed:
+        raise ProblemError(file, "'requirements.depends' needs 'depends_on' or a 'nest' rule to perturb")
     for dim in requirements.vectorized:
         if dim not in dims:
             raise ProblemError(file, f"'requirements.vectorized' names '{dim}', which [dims] does not define")

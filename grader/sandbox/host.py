@@ -120,7 +120,7 @@ class _Collector:
 
     def probe(self, m: ProbeDone) -> None:
         run = _case_run(m.case, m.outcome, m.output, None)
-        run.factor = m.factor
+        run.perturbation = m.perturbation
         self.result.probes.append(run)
 
     def done(self, m: Done) -> None:
@@ -207,11 +207,11 @@ class Pool:
 
         boxes = list(self.free.queue)
 
-        def start(box: Sandbox) -> None:
+        def start(sandbox: Sandbox) -> None:
             try:
-                box.start()
+                sandbox.start()
             except (OSError, RuntimeError, EOFError, wire.WireError):
-                box.close()
+                sandbox.close()
 
         with ThreadPoolExecutor(len(boxes) or 1) as ex:
             list(ex.map(start, boxes))
@@ -221,11 +221,11 @@ class Pool:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         def job(item):
-            box = self.free.get()
+            sandbox = self.free.get()
             try:
-                return fn(box, item)
+                return fn(sandbox, item)
             finally:
-                self.free.put(box)
+                self.free.put(sandbox)
 
         with ThreadPoolExecutor(self.workers) as ex:
             futures = [ex.submit(job, item) for item in items]

@@ -45,12 +45,12 @@ class Job:
     memory_mb: int
     output_bytes: int
     watch: tuple[str, ...] = ()
-    poison: tuple[str, ...] = ()  # the dependence probe's rule
-    size_probe: tuple[JobSize, ...] = ()
+    perturbed: tuple[str, ...] = ()  # the transform chain the dependence probe perturbs
+    size_inputs: tuple[JobSize, ...] = ()
     strict: bool = False  # stop before loading the submission unless every layer is active
     probe_ids: tuple[str, ...] = ()
-    # Each a (factor, shift, lane frequency, lane phase): see ``probe.PARAMS``.
-    probe_factors: tuple[tuple[float, ...], ...] = ()
+    # Each a (factor, shift, lane frequency, lane phase, extra passes): see ``probe.PARAMS``.
+    probe_perturbations: tuple[tuple[float, ...], ...] = ()
     cost: bool = False
     wall_seconds: float | None = None  # a bound on the whole run (feedback's budget)
     readable: tuple[str, ...] = ()  # what Landlock leaves readable
@@ -61,7 +61,7 @@ class Job:
         header: dict[str, Any] = {"type": self.KIND}
         for f in fields(self):
             value = getattr(self, f.name)
-            header[f.name] = [asdict(v) if f.name in ("cases", "size_probe") else _list(v) for v in value] \
+            header[f.name] = [asdict(v) if f.name in ("cases", "size_inputs") else _list(v) for v in value] \
                 if type(value) is tuple else value
         return header
 
@@ -77,11 +77,11 @@ class Job:
             cpu_seconds=f.whole("cpu_seconds", 1, INT32), memory_mb=f.whole("memory_mb", 1, INT32),
             output_bytes=f.whole("output_bytes", 0, INT32),
             watch=texts(f.items("watch", 1000), "watch", MAX_NAME),
-            poison=texts(f.items("poison", 64), "poison", MAX_NAME),
-            size_probe=tuple(_size(Fields(s, "size probe")) for s in f.items("size_probe", 4)),
+            perturbed=texts(f.items("perturbed", 64), "perturbed", MAX_NAME),
+            size_inputs=tuple(_size(Fields(s, "size input")) for s in f.items("size_inputs", 4)),
             strict=f.flag("strict"),
             probe_ids=texts(f.items("probe_ids", MAX_CASES), "probe_ids", MAX_ID),
-            probe_factors=tuple(_perturbation(p) for p in f.items("probe_factors", MAX_PERTURBATIONS)),
+            probe_perturbations=tuple(_perturbation(p) for p in f.items("probe_perturbations", MAX_PERTURBATIONS)),
             cost=f.flag("cost"),
             wall_seconds=f.number("wall_seconds") if f.present("wall_seconds") else None,
             readable=texts(f.items("readable", MAX_PATHS), "readable", 4096),

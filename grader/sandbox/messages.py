@@ -156,17 +156,17 @@ def _trees(f: Fields, blob: bytes, outcome: Outcome, keys: tuple[str, ...]) -> t
 
 @dataclass(frozen=True)
 class ProbeDone:
-    """One rerun under a perturbation of the dependence probe (``factor``: which of the
+    """One rerun under a perturbation of the dependence probe (``perturbation``: which of the
     job's perturbations); ``output`` as in ``CaseDone``."""
 
     KIND: ClassVar[str] = "probe"
     case: str
-    factor: int
+    perturbation: int
     outcome: Outcome
     output: Any = None
 
     def to_header(self) -> dict:
-        return {"type": self.KIND, "case": self.case, "factor": self.factor, **self.outcome.fields()}
+        return {"type": self.KIND, "case": self.case, "perturbation": self.perturbation, **self.outcome.fields()}
 
     def trees(self) -> dict[str, Any] | None:
         return {"output": self.output} if self.outcome.status == "ok" else None
@@ -177,29 +177,29 @@ class ProbeDone:
     @classmethod
     def decode(cls, header: dict, blob: bytes = b"") -> "ProbeDone":
         f = Fields.frame(header, cls.KIND)
-        case, factor = f.text("case", MAX_ID), f.whole("factor", 0, MAX_PERTURBATIONS)
+        case, perturbation = f.text("case", MAX_ID), f.whole("perturbation", 0, MAX_PERTURBATIONS)
         output, outcome = _trees(f, blob, Outcome.read(f), ("output",))
         f.end()
-        return cls(case, factor, outcome, output)
+        return cls(case, perturbation, outcome, output)
 
 
 @dataclass(frozen=True)
 class ProgramSize:
-    """The program's size at one batch size (``eqns`` None: it could not be measured)."""
+    """The program's size at one batch size (``ops`` None: it could not be measured)."""
 
     size: int
-    eqns: int | None
+    ops: int | None  # operations in the program (see child.sizes)
     how: str  # traced | eager
     error: str | None = None  # the type of what measuring it raised
 
     @classmethod
     def read(cls, f: Fields) -> "ProgramSize":
         size = f.whole("size")
-        eqns = f.whole("eqns") if f.present("eqns") else None
+        ops = f.whole("ops") if f.present("ops") else None
         how = f.choice("how", ("traced", "eager"))
         error = (f.text("error", MAX_TYPE) or None) if f.present("error") else None
         f.end()
-        return cls(size, eqns, how, error)
+        return cls(size, ops, how, error)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ class CaseRun:
     error: dict | None = None  # type, message, line (in the submission's file, or None)
     stdout: str = ""
     cost: dict | None = None  # compile_ms, run_ms (when asked for)
-    factor: int = 0  # a probe rerun: which of the request's probe perturbations
+    perturbation: int = 0  # a probe rerun: which of the request's probe perturbations
     # The size of the program that computed the output: {"ops": n, "how": "traced"|"eager"}.
     # For hidden cases it decides a rule's pass or fail, and never appears in a report.
     program: dict | None = None
@@ -51,8 +51,8 @@ class RunResult:
     unavailable: dict[str, str] = field(default_factory=dict)
     cases: dict[str, CaseRun] = field(default_factory=dict)
     runtime: RuntimeRecord | None = None  # None: the record never came
-    probes: list[CaseRun] = field(default_factory=list)  # reruns under the probe factors
-    sizes: list[dict] = field(default_factory=list)  # program size per batch size: size, eqns, how, error
+    probes: list[CaseRun] = field(default_factory=list)  # reruns under the probe's perturbations
+    sizes: list[dict] = field(default_factory=list)  # program size per batch size: size, ops, how, error
     exit: dict = field(default_factory=dict)  # the zygote's ``frames.Exit``, as its header
     judge_error: str | None = None
     complete: bool = False  # the child said "done": every phase it was asked for finished
@@ -75,22 +75,22 @@ class Request:
     memory_mb: int
     output_kb: int
     watch: tuple[str, ...] = ()
-    poison: tuple[str, ...] = ()
+    perturbed: tuple[str, ...] = ()  # the transform chain the dependence probe perturbs
     probe: bool = False
-    size_probe: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
+    size_inputs: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
     cost: bool = False  # time a second call per case, to split compile from run time
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
     strict: bool = False  # the child stops before loading the submission unless every layer is active
     probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
-    # Each probe case reruns once per perturbation: (factor, shift, lane frequency, lane phase).
-    probe_factors: tuple[tuple[float, ...], ...] = ()
+    # Each probe case reruns once per perturbation: (factor, shift, lane frequency, lane phase, extra passes).
+    probe_perturbations: tuple[tuple[float, ...], ...] = ()
     # A bound on the whole run, on top of the per-phase limits (feedback's time budget):
     # the child is killed when it passes, and the run says so (``over_budget``).
     wall_seconds: float | None = None
 
     def frame(self) -> tuple[dict, bytes]:
-        nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_probe])
-        n = len(self.cases) * (1 + len(self.probe_factors)) + 2
+        nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_inputs])
+        n = len(self.cases) * (1 + len(self.probe_perturbations)) + 2
         cache = readable_cache()
         job = Job(
             source=self.source, entry=self.entry, args=tuple(self.args),
@@ -98,10 +98,11 @@ class Request:
             time_seconds=self.time_seconds, load_seconds=self.load_seconds,
             cpu_seconds=int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
             memory_mb=self.memory_mb, output_bytes=self.output_kb * 1024, watch=tuple(self.watch),
-            poison=tuple(self.poison),
-            size_probe=tuple(JobSize(size, node) for (size, _), node in zip(self.size_probe, nodes[len(self.cases):])),
+            perturbed=tuple(self.perturbed),
+            size_inputs=tuple(JobSize(size, node)
+                              for (size, _), node in zip(self.size_inputs, nodes[len(self.cases):])),
             strict=self.strict, probe_ids=tuple(self.probe_ids),
-            probe_factors=tuple(perturbation(f) for f in self.probe_factors[:MAX_PERTURBATIONS]),
+            probe_perturbations=tuple(perturbation(f) for f in self.probe_perturbations[:MAX_PERTURBATIONS]),
             cost=self.cost, wall_seconds=self.wall_seconds,
             readable=tuple(default_readable_paths() + ([cache] if cache else [])), xla_cache=cache,
             disabled_layers=tuple(x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",")

@@ -159,7 +159,7 @@ def _relay(r: int, pid: int, job: Job, out: BinaryIO, judge: int | None = None) 
             if kind == "done":
                 finished = True
             # Loading the module has its own limit; every other phase (a case, the
-            # reference's probe, the size probe, the record) has the per-case one.
+            # reference's probe, the size measurement, the record) has the per-case one.
             deadline = time.monotonic() + (load if kind == "begin" and phase == "load" else per_case)
         if finished:
             break

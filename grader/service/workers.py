@@ -30,7 +30,7 @@ class Workers:
         self._threads: list[threading.Thread] = []
         self._ready: set[str] = set()  # workers whose sandbox started (and warmed up)
         self._pool = None
-        self._boxes: list = []
+        self._sandboxes: list = []
         self._client = None
         self._filled: set[str] = set()
         self._fill_lock = threading.Lock()
@@ -54,7 +54,7 @@ class Workers:
             from ..sandbox.host import Pool
 
             self._pool = Pool(self.config.workers)
-            self._boxes = list(self._pool.free.queue)
+            self._sandboxes = list(self._pool.free.queue)
             grade = None
         for wid in self.ids:
             t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
@@ -73,9 +73,9 @@ class Workers:
         deadline = time.monotonic() + grace
         for t in self._threads:
             t.join(timeout=max(0.0, deadline - time.monotonic()))
-        for box in self._boxes:
-            if box.proc is not None:
-                kill_group(box.proc.pid)
+        for sandbox in self._sandboxes:
+            if sandbox.proc is not None:
+                kill_group(sandbox.proc.pid)
         for t in self._threads:
             t.join(timeout=5.0)
         if not any(t.is_alive() for t in self._threads):
@@ -127,7 +127,7 @@ class Workers:
             except Exception:
                 log.exception("heartbeat failed")
 
-    def _warm_up(self, box) -> None:
+    def _warm_up(self, sandbox) -> None:
         """Grade one problem's reference on one public case: the zygote is then warm and
         the sandbox layers this machine offers are known before the first learner."""
         from ..judge.request import make_request
@@ -141,7 +141,7 @@ class Workers:
                 if not case:
                     continue
                 src = problem.reference_path.read_text(encoding="utf-8")
-                run = box.run(make_request(parse_source(src, "reference.py"), problem, case))
+                run = sandbox.run(make_request(parse_source(src, "reference.py"), problem, case))
                 if run.judge_error is None:
                     self.sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
                 return
@@ -161,14 +161,14 @@ class Workers:
                 self._filled.add(problem.id)
 
     def _loop(self, wid: str, grade: Callable | None) -> None:
-        box = None
+        sandbox = None
         if grade is None:
-            box = self._pool.free.get()
+            sandbox = self._pool.free.get()
             try:
-                box.start()
-                jobs.set_zygote(self.db, wid, box.proc.pid)
+                sandbox.start()
+                jobs.set_zygote(self.db, wid, sandbox.proc.pid)
                 if self.config.warm_up and wid == self.ids[0]:
-                    self._warm_up(box)
+                    self._warm_up(sandbox)
             except Exception:
                 log.exception("worker %s: the sandbox did not start; it will retry at its first job", wid)
             else:
@@ -187,20 +187,20 @@ class Workers:
                     self._wake.clear()
                     continue
                 self.on_change(job.id)
-                zygote = box.proc.pid if box is not None and box.proc is not None else None
+                zygote = sandbox.proc.pid if sandbox is not None and sandbox.proc is not None else None
                 try:
-                    self._run(wid, job, grade, box)
+                    self._run(wid, job, grade, sandbox)
                 except Exception as exc:  # e.g. the database refused the result: an attempt all the same
                     log.exception("worker %s: could not record %s (attempt %d of %d)", wid, job.id, job.attempts,
                                   self.config.max_attempts)
                     self._give_up_or_release(job, wid, exc)
                 self.on_change(job.id)
                 self._ready.add(wid)
-                if box is not None and box.proc is not None and box.proc.pid != zygote:
-                    jobs.set_zygote(self.db, wid, box.proc.pid)  # the sandbox restarted its zygote
+                if sandbox is not None and sandbox.proc is not None and sandbox.proc.pid != zygote:
+                    jobs.set_zygote(self.db, wid, sandbox.proc.pid)  # the sandbox restarted its zygote
         finally:
-            if box is not None:
-                self._pool.free.put(box)
+            if sandbox is not None:
+                self._pool.free.put(sandbox)
 
     def _give_up_or_release(self, job: jobs.Job, wid: str, exc: Exception) -> None:
         """A claimed row that could not be finished used an attempt, whatever raised: past
@@ -222,7 +222,7 @@ class Workers:
                 if self._stop.wait(2.0):
                     return
 
-    def _run(self, wid: str, job: jobs.Job, grade: Callable | None, box) -> None:
+    def _run(self, wid: str, job: jobs.Job, grade: Callable | None, sandbox) -> None:
         c = self.config
         try:
             problem = find_problem(job.problem)
@@ -232,7 +232,8 @@ class Workers:
             try:
                 if grade is None:
                     self._fill_cache(problem)
-                    outcome = grade_problem(problem, job.kind, job.source, job.id, box, c.feedback, c.strict_sandbox)
+                    outcome = grade_problem(problem, job.kind, job.source, job.id, sandbox, c.feedback,
+                                            c.strict_sandbox)
                 else:
                     outcome = grade(problem, job)
             except Exception as exc:  # the judge's own bug: the learner gets IE, the log the trace

@@ -51,8 +51,8 @@ def graded(pool):
     before_tmp = {t for t in targets if os.path.exists(t)}
     problems = {p.name: load_problem(p) for p in PROBLEMS.iterdir() if (p / "problem.toml").exists()}
 
-    def job(box, path: Path):
-        return path, grade(problems[path.parent.parent.name], load_submission(path), box)
+    def job(sandbox, path: Path):
+        return path, grade(problems[path.parent.parent.name], load_submission(path), sandbox)
 
     results = dict(pool.submit_all(job, FILES))
     after_repo = tree_digest(PROBLEMS) | tree_digest(SUBMISSIONS)

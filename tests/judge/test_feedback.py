@@ -11,11 +11,11 @@ ONLY_WIDE = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().replace
 
 
 def graded(problem1, pool, source, feedback):
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        return grade_source(problem1, source, box, feedback=feedback).report
+        return grade_source(problem1, source, sandbox, feedback=feedback).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +23,11 @@ def warmed(problem1, pool):
     """The misconception table, built ahead as `grader warm` does."""
     from grader.judge.mistakes import mistake_table
 
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        return mistake_table(problem1, box)
+        return mistake_table(problem1, sandbox)
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
 
 
 @pytest.mark.slow
@@ -94,11 +94,11 @@ def test_cost_beside_the_reference(problem1, pool):
 class _Spy:
     """A sandbox that remembers what it was asked and how each run ended."""
 
-    def __init__(self, box):
-        self.box, self.runs = box, []
+    def __init__(self, sandbox):
+        self.sandbox, self.runs = sandbox, []
 
     def run(self, request):
-        result = self.box.run(request)
+        result = self.sandbox.run(request)
         self.runs.append((request.wall_seconds, result.over_budget))
         return result
 
@@ -113,14 +113,14 @@ def test_a_submission_slow_on_the_counterexample_search_is_cut_off_at_the_budget
     from grader.judge.submission import load_submission
 
     sub = load_submission(SUBMISSIONS / P1 / "wrong_answer" / "attack_slow_counterexample_search.py")
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        probe_table.get(problem1, box)  # built ahead, as `grader warm` does
-        spy = _Spy(box)
+        probe_table.get(problem1, sandbox)  # built ahead, as `grader warm` does
+        spy = _Spy(sandbox)
         feedback = Feedback(hints=False, counterexample=True, budget_seconds=1.0)
         report = grade(problem1, sub, spy, feedback=feedback).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert report.verdict == "WA" and report.counterexample is None
     graded, *extra = spy.runs
     assert graded == (None, False)  # the grade itself has no budget beyond its limits
@@ -136,11 +136,12 @@ def test_a_run_past_its_wall_budget_is_killed_and_says_so(problem1, pool):
 
     spin = ("import jax\nfrom jax import lax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n"
             "    return lax.while_loop(lambda c: c >= 0, lambda c: c + 1, 0)\n")
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        run = box.run(replace(make_request(parse_source(spin), problem1, problem1.public_cases()), wall_seconds=0.5))
+        request = make_request(parse_source(spin), problem1, problem1.public_cases())
+        run = sandbox.run(replace(request, wall_seconds=0.5))
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert run.over_budget and run.exit.get("killed") == "budget"
     assert next(iter(run.cases.values())).status == "timeout"
 

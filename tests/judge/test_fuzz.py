@@ -70,11 +70,11 @@ def test_any_source_gets_through_parsing_and_static_checks(problem1, source):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=4).map("".join).map(lambda s: s + "\n" + ENTRY))
 def test_any_source_gets_a_report(problem1, pool, source):
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        report = grade_source(problem1, source, box, problem1.public_cases()).report
+        report = grade_source(problem1, source, sandbox, problem1.public_cases()).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert report.verdict in ("AC", "WA", "RE", "TLE", "MLE", "OLE", "CE", "RJ")
     json.dumps(report.to_json(), allow_nan=False)
 
@@ -115,7 +115,7 @@ def test_any_result_tree_decodes_or_is_refused(node, blob):
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(["case", "status", "time_ms", "error", "stdout", "cost", "output", "args",
-                                        "factor"]),
+                                        "perturbation"]),
                        st.one_of(st.none(), st.integers(), st.floats(), st.text(max_size=50),
                                  st.sampled_from(["ok", "error", "mle", "ole"]),
                                  st.dictionaries(st.text(max_size=5), st.integers(), max_size=3), _node())),

@@ -18,11 +18,11 @@ P1 = "per_example_grad_clipping"
 
 def _grade(problem, path_or_source, pool, cases=None, feedback=None):
     source = path_or_source.read_text() if hasattr(path_or_source, "read_text") else path_or_source
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        return grade_source(problem, source, box, cases, feedback)
+        return grade_source(problem, source, sandbox, cases, feedback)
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
 
 
 # ----------------------------------------------------------- missing evidence
@@ -57,7 +57,7 @@ def test_an_unmeasurable_program_is_not_vectorised():
     from grader.judge.probe_checks import check_vectorized
     from grader.problem import Requirements
 
-    sizes = [{"size": 2, "eqns": None, "error": "TypeError"}, {"size": 8, "eqns": None, "error": "TypeError"}]
+    sizes = [{"size": 2, "ops": None, "error": "TypeError"}, {"size": 8, "ops": None, "error": "TypeError"}]
     failed = check_vectorized(_run(sizes=sizes), Requirements(vectorized=("N",)))
     assert [(c.passed, c.verdict) for c in failed] == [(False, "RJ")]
     assert "could not be measured" in failed[0].message
@@ -140,11 +140,11 @@ def test_more_passes_adds_the_drawn_passes_behind_the_switch_and_only_when_asked
 def test_the_probe_table_covers_every_required_output(problem1, pool):
     from grader.judge import probe_table
 
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        table = probe_table.get(problem1, box)
+        table = probe_table.get(problem1, sandbox)
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     rng = random.Random(0)
     graded = {c.id for c in problem1.cases}
     picks = [table.choose(graded, problem1.meta.requirements.depends, rng) for _ in range(20)]
@@ -191,7 +191,7 @@ def test_program_size_is_measured_before_any_hidden_case(pool):
     from grader.problem import load_problem
 
     problem = load_problem(PROBLEMS / "ema_with_scan")
-    path = SUBMISSIONS / "ema_with_scan" / "rejected" / "attack_size_probe_channel.py"
+    path = SUBMISSIONS / "ema_with_scan" / "rejected" / "attack_size_measurement_channel.py"
     full = _grade(problem, path, pool).report
     public = _grade(problem, path, pool, problem.public_cases()).report
     assert full.verdict == public.verdict == "RJ" and "changes with T" in full.message
@@ -346,7 +346,7 @@ def test_sub_programs_count_however_deep_they_are_nested():
     import jax
     import jax.numpy as jnp
 
-    from grader.sandbox.child.sizes import count_eqns
+    from grader.sandbox.child.sizes import count_ops
 
     def body(x):
         for _ in range(5):
@@ -356,7 +356,7 @@ def test_sub_programs_count_however_deep_they_are_nested():
     f = body
     for _ in range(30):  # 30 levels of jit around five operations
         f = jax.jit(lambda *a, _inner=f: _inner(*a))
-    assert count_eqns(jax.make_jaxpr(f)(jnp.ones(3)).jaxpr) == 30 + 5
+    assert count_ops(jax.make_jaxpr(f)(jnp.ones(3)).jaxpr) == 30 + 5
 
 
 def test_a_jitted_function_called_eagerly_counts_its_program():
@@ -379,8 +379,8 @@ def test_a_jitted_function_called_eagerly_counts_its_program():
 def _sized(small, large, cases):
     from grader.sandbox.request import CaseRun, RunResult
 
-    return RunResult(load_status="ok", sizes=[{"size": 2, "eqns": small, "how": "traced"},
-                                              {"size": 16, "eqns": large, "how": "traced"}],
+    return RunResult(load_status="ok", sizes=[{"size": 2, "ops": small, "how": "traced"},
+                                              {"size": 16, "ops": large, "how": "traced"}],
                      cases={cid: CaseRun(cid, "ok", program={"ops": ops, "how": "traced"})
                             for cid, ops in cases.items()})
 

@@ -42,11 +42,11 @@ def _cases(problem, killer_size: int, key: str = "x"):
 
 
 def _grade(problem, source, pool, cases, box_wrapper=None):
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        return grade_source(problem, source, box_wrapper(box) if box_wrapper else box, cases)
+        return grade_source(problem, source, box_wrapper(sandbox) if box_wrapper else sandbox, cases)
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
 
 
 def _assert_limit_is_the_cause(graded, killer, verdict: str, reason: str, limit_words: str, rules: list[str]):
@@ -85,14 +85,14 @@ class _KilledOn:
     takes before the child's own MemoryError varies). The host's own attribution
     (``_finish``) turns the exit into the case's status."""
 
-    def __init__(self, box, source: str, case_id: str, exit_info: dict):
-        self.box, self.source, self.case_id, self.exit_info = box, source, case_id, exit_info
+    def __init__(self, sandbox, source: str, case_id: str, exit_info: dict):
+        self.sandbox, self.source, self.case_id, self.exit_info = sandbox, source, case_id, exit_info
 
     def run(self, request):
         from grader.sandbox.host import _finish
         from grader.sandbox.request import CaseRun
 
-        run = self.box.run(request)
+        run = self.sandbox.run(request)
         if request.source != self.source or self.case_id not in run.cases:
             return run  # the probe table's runs of the reference
         ids = list(run.cases)
@@ -115,14 +115,15 @@ def _oom_kill(problem) -> dict:
 
 def test_a_hidden_case_killed_for_memory_is_mle_and_the_missing_record_its_consequence(problem1, pool):
     cases, killer = _cases(problem1, 5)
-    graded = _grade(problem1, HONEST, pool, cases, lambda box: _KilledOn(box, HONEST, killer.id, _oom_kill(problem1)))
+    graded = _grade(problem1, HONEST, pool, cases,
+                    lambda sandbox: _KilledOn(sandbox, HONEST, killer.id, _oom_kill(problem1)))
     assert graded.run.cases[killer.id].status == "crash"
     _assert_limit_is_the_cause(graded, killer, "MLE", "memory", "was ended by the memory limit", RECORD_RULES)
 
 
 def test_a_hidden_case_killed_for_output_is_ole_and_the_missing_record_its_consequence(problem1, pool):
     cases, killer = _cases(problem1, 5)
-    graded = _grade(problem1, HONEST, pool, cases, lambda box: _KilledOn(box, HONEST, killer.id, OLE_KILL))
+    graded = _grade(problem1, HONEST, pool, cases, lambda sandbox: _KilledOn(sandbox, HONEST, killer.id, OLE_KILL))
     assert graded.run.cases[killer.id].status == "ole"
     _assert_limit_is_the_cause(graded, killer, "OLE", "output_size", "was ended by the output limit", RECORD_RULES)
 
@@ -130,7 +131,7 @@ def test_a_hidden_case_killed_for_output_is_ole_and_the_missing_record_its_conse
 def test_a_public_case_killed_for_memory_is_named_by_its_id(problem1, pool):
     public = problem1.public_cases()
     report = _grade(problem1, HONEST, pool, public,
-                    lambda box: _KilledOn(box, HONEST, public[-1].id, _oom_kill(problem1))).report
+                    lambda sandbox: _KilledOn(sandbox, HONEST, public[-1].id, _oom_kill(problem1))).report
     assert (report.verdict, report.reason) == ("MLE", "memory")
     assert report.message == (f"the sandboxed process was ended by the memory limit on case {public[-1].id}, so "
                               f"the judge has no record of the transforms it ran")

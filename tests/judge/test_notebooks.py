@@ -152,7 +152,7 @@ def grade_notebook(pool, text: str, path: str = "work.ipynb", cell_tag=None):
 
     sub = parse_notebook(text, path, cell_tag)
     problem = find_problem(P1)
-    graded = next(pool.submit_all(lambda box, s: grade(problem, s, box), [sub]))
+    graded = next(pool.submit_all(lambda sandbox, s: grade(problem, s, sandbox), [sub]))
     return locate(graded.report, sub.cells)
 
 
@@ -215,7 +215,7 @@ def test_batch_grades_notebooks_with_the_cell_tag(pool, tmp_path):
     tag = {"tags": ["solution"]}
     (tmp_path / "one.ipynb").write_text(notebook((IMPORTS, tag), "%matplotlib inline", (LOSS, tag), (ENTRY, tag)))
     (tmp_path / "two.py").write_text(IMPORTS + "\n\n" + LOSS + "\n\n" + ENTRY + "\n")
-    engine = lambda items: pool.submit_all(lambda box, item: grade_item(problem, item, box), items)  # noqa: E731
+    engine = lambda items: pool.submit_all(lambda sandbox, item: grade_item(problem, item, sandbox), items)  # noqa: E731
     out = tmp_path / "log.jsonl"
     results = run_batch(problem, tmp_path, engine, out, None, lambda todo, skipped: lambda r: None, cell_tag="solution")
     by_name = {os.path.basename(r["submission"]): r for r in results}
@@ -249,6 +249,6 @@ def test_corpus_notebook_gets_its_folders_verdict(pool, path):
 
     exp = read_expectation(path)
     problem = find_problem(P1)
-    report = next(pool.submit_all(lambda box, p: grade(problem, load_submission(p), box), [path])).report
+    report = next(pool.submit_all(lambda sandbox, p: grade(problem, load_submission(p), sandbox), [path])).report
     assert report.verdict == exp.verdict.value, report.message
     assert exp.reason is None or report.reason == exp.reason

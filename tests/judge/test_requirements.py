@@ -48,11 +48,11 @@ def _graded(problem1, pool, req: Requirements, source: str, reference: str | Non
     base = _with_reference(problem1, reference) if reference else problem1
     meta = dataclasses.replace(base.meta, requirements=req)
     problem = dataclasses.replace(base, meta=meta)
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        return grade_source(problem, source, box, problem.public_cases())
+        return grade_source(problem, source, sandbox, problem.public_cases())
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
 
 
 def grade_with(problem1, pool, req: Requirements, source: str, reference: str | None = None):
@@ -173,7 +173,7 @@ def test_probe_switch_leaves_normal_results_bit_identical(problem1, pool):
 
 def test_probe_inside_a_cached_jit_still_tells_honest_code_from_a_decoy(problem1, pool):
     """A switch inside a jax.jit the submission built would leak one trace's tracer
-    into the next: there the probe runs poisoned in a second module instead."""
+    into the next: there the probe runs perturbed in a second module instead."""
     nested = BASE + '''
 @jax.jit
 def grads(params, x, y):

@@ -1,7 +1,7 @@
 """Problem metadata and input validation: a malformed problem or input is named precisely."""
 import pytest
 
-from grader.problem.inputs import InputError, check_input
+from grader.problem.inputs import InputError, check_input, input_dims
 from grader.problem import ProblemError, load_problem
 
 
@@ -79,4 +79,4 @@ def test_bad_inputs_name_the_field(problem1, raw, field):
 
 
 def test_good_input_binds_dims(problem1):
-    assert check_input(problem1.meta, GOOD) == {"D": 2, "N": 1}
+    assert input_dims(problem1.meta, GOOD) == {"D": 2, "N": 1}

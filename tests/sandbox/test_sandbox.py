@@ -26,22 +26,22 @@ def per_example_grad_clip(""")
 
 
 def test_module_tampering_is_refused_and_the_next_submission_on_that_zygote_is_accepted(problem1, pool):
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        first = grade_source(problem1, POISONER, box).report
-        second = grade_source(problem1, GOOD, box).report
+        first = grade_source(problem1, POISONER, sandbox).report
+        second = grade_source(problem1, GOOD, sandbox).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert first.verdict == "RE"  # the tampering is refused outright
     assert second.verdict == "AC" and second.passed == second.total
 
 
 def test_all_layers_active_here(problem1, pool):
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        report = grade_source(problem1, GOOD, box, problem1.public_cases()).report
+        report = grade_source(problem1, GOOD, sandbox, problem1.public_cases()).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert report.sandbox["layers"] == ["fds", "netns", "rlimits", "landlock", "seccomp"]
 
 
@@ -66,12 +66,12 @@ def test_strict_runs_no_submission_code_in_a_weaker_sandbox(problem1, pool, monk
     from grader.judge.submission import parse_source
 
     monkeypatch.setenv("JAXJUDGE_DISABLE_LAYERS", "seccomp")
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        relaxed = grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases())
-        strict = grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases(), strict=True)
+        relaxed = grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases())
+        strict = grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases(), strict=True)
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert relaxed.run.load_status == "ok" and relaxed.report.verdict == "AC"
     assert strict.report.verdict == "IE" and "seccomp" in strict.report.message
     assert strict.run.load_status == "not_run" and all(c.status == "not_run" for c in strict.run.cases.values())
@@ -88,12 +88,12 @@ def test_hidden_failures_reveal_nothing(problem1, pool):
 
     from grader.judge.feedback import Feedback
 
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        raised = grade_source(problem1, RAISES_ON_HIDDEN, box).report
-        wrong = grade_source(problem1, WRONG_ON_HIDDEN, box, feedback=Feedback(counterexample=False)).report
+        raised = grade_source(problem1, RAISES_ON_HIDDEN, sandbox).report
+        wrong = grade_source(problem1, WRONG_ON_HIDDEN, sandbox, feedback=Feedback(counterexample=False)).report
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert raised.verdict == "RE" and raised.message.endswith(": runtime error")
     assert "secret" not in json.dumps(raised.to_json())
     assert wrong.verdict == "WA" and wrong.message.endswith(": wrong value")
@@ -115,17 +115,17 @@ def test_zygote_restarts_cold_when_its_warm_up_starts_a_thread(problem1):
               "zygote.main()\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=child_env(), start_new_session=True)
-    box = Sandbox()
+    sandbox = Sandbox()
     try:
         header, _ = wire.read_frame(proc.stdout, 1 << 20)
         assert header["type"] == "ready"
         environ = open(f"/proc/{proc.pid}/environ", "rb").read().split(b"\0")
         assert b"JAXJUDGE_ZYGOTE_NO_WARM_UP=1" in environ  # it re-executed itself
-        box.proc = proc
-        report = grade_source(problem1, GOOD, box, problem1.public_cases()).report
+        sandbox.proc = proc
+        report = grade_source(problem1, GOOD, sandbox, problem1.public_cases()).report
         assert report.verdict == "AC"  # and its children run (no deadlock)
     finally:
-        box.close()
+        sandbox.close()
 
 
 def _children(pid: int) -> list[int]:
@@ -153,22 +153,22 @@ def test_a_judge_that_goes_away_takes_the_running_child_with_it(problem1):
     from grader.sandbox.host import Sandbox
 
     spin = "import jax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n    while True:\n        pass\n"
-    box = Sandbox()
-    box.start()
+    sandbox = Sandbox()
+    sandbox.start()
     import dataclasses
 
     # A long time limit: without the watch on the judge's pipe the zygote would wait it out.
     request = dataclasses.replace(make_request(parse_source(spin), problem1, problem1.public_cases()),
                                   time_seconds=600.0)
     header, blob = request.frame()
-    wire.write_frame(box.proc.stdin, header, blob)
+    wire.write_frame(sandbox.proc.stdin, header, blob)
     deadline, kids = time.monotonic() + 60, []
     while time.monotonic() < deadline and not kids:
-        kids = _children(box.proc.pid)
+        kids = _children(sandbox.proc.pid)
         time.sleep(0.05)
     assert kids, "the zygote never forked a child"
-    box.proc.stdin.close()
-    box.proc.wait(timeout=30)
+    sandbox.proc.stdin.close()
+    sandbox.proc.wait(timeout=30)
     time.sleep(0.5)
     assert not [k for k in kids if os.path.exists(f"/proc/{k}") and
                 open(f"/proc/{k}/stat").read().split(")")[1].split()[0] != "Z"]
@@ -195,12 +195,12 @@ def _zygote(patch: str = "", stderr=subprocess.DEVNULL):
                             start_new_session=True)
     header, _ = wire.read_frame(proc.stdout, 1 << 20)
     assert header["type"] == "ready"
-    box = Sandbox()
-    box.proc = proc
-    return box
+    sandbox = Sandbox()
+    sandbox.proc = proc
+    return sandbox
 
 
-def _spin_until_the_case_runs(problem1, box) -> int:
+def _spin_until_the_case_runs(problem1, sandbox) -> int:
     """Send SPIN with a long time limit, read frames until its first case has begun (the
     lockdown is behind it, submission code is running); returns the child's pid."""
     import dataclasses
@@ -212,13 +212,13 @@ def _spin_until_the_case_runs(problem1, box) -> int:
     request = dataclasses.replace(make_request(parse_source(SPIN), problem1, problem1.public_cases()),
                                   time_seconds=600.0)
     header, blob = request.frame()
-    wire.write_frame(box.proc.stdin, header, blob)
+    wire.write_frame(sandbox.proc.stdin, header, blob)
     while True:
-        frame, _ = wire.read_frame(box.proc.stdout, 1 << 20)
+        frame, _ = wire.read_frame(sandbox.proc.stdout, 1 << 20)
         assert frame["type"] != "exit", frame
         if frame["type"] == "begin" and frame.get("phase") == "case":
             break
-    kids = [k for k in _children(box.proc.pid) if _state(k) not in (None, "Z")]
+    kids = [k for k in _children(sandbox.proc.pid) if _state(k) not in (None, "Z")]
     assert len(kids) == 1, kids
     return kids[0]
 
@@ -227,13 +227,13 @@ def test_the_child_runs_submission_code_with_stdio_on_dev_null(problem1, tmp_pat
     # The zygote's own stdin is the judge's request pipe and its stdout/stderr go to a file
     # here: a child that kept them could read the judge's requests or write where we look.
     with open(tmp_path / "zygote.err", "w") as err:
-        box = _zygote(stderr=err)
+        sandbox = _zygote(stderr=err)
     try:
-        kid = _spin_until_the_case_runs(problem1, box)
-        zygote_stdio = [os.readlink(f"/proc/{box.proc.pid}/fd/{fd}") for fd in (0, 1, 2)]
+        kid = _spin_until_the_case_runs(problem1, sandbox)
+        zygote_stdio = [os.readlink(f"/proc/{sandbox.proc.pid}/fd/{fd}") for fd in (0, 1, 2)]
         child_stdio = [os.readlink(f"/proc/{kid}/fd/{fd}") for fd in (0, 1, 2)]
     finally:
-        box.close()
+        sandbox.close()
     assert zygote_stdio[0].startswith("pipe:") and zygote_stdio[1:] == [str(tmp_path / "zygote.err")] * 2
     assert child_stdio == ["/dev/null"] * 3, child_stdio
 
@@ -245,11 +245,11 @@ def test_a_zygote_killed_outright_takes_its_running_child_with_it(problem1):
     import signal
     import time
 
-    box = _zygote()
+    sandbox = _zygote()
     try:
-        kid = _spin_until_the_case_runs(problem1, box)
-        os.kill(box.proc.pid, signal.SIGKILL)
-        box.proc.wait(timeout=30)
+        kid = _spin_until_the_case_runs(problem1, sandbox)
+        os.kill(sandbox.proc.pid, signal.SIGKILL)
+        sandbox.proc.wait(timeout=30)
         deadline = time.monotonic() + 5
         while _state(kid) not in (None, "Z") and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -257,7 +257,7 @@ def test_a_zygote_killed_outright_takes_its_running_child_with_it(problem1):
         if alive:
             os.kill(kid, signal.SIGKILL)  # it would spin on to its CPU limit
     finally:
-        box.close()
+        sandbox.close()
     assert not alive, f"child {kid} still ran 5 s after its zygote died"
 
 
@@ -269,18 +269,18 @@ def test_each_run_forks_a_new_child_and_reaps_the_last_before(problem1):
     from grader.judge.request import make_request
     from grader.judge.submission import parse_source
 
-    box = _zygote()
+    sandbox = _zygote()
     forked: list[list[int]] = []  # per run: the zygote's children that were not there before it
     first_when_second_forked = "not seen"
     try:
         with ThreadPoolExecutor(1) as worker:
             for _ in range(2):
                 request = make_request(parse_source(GOOD), problem1, problem1.public_cases())
-                before = set(_children(box.proc.pid))  # the last run's child may still be exiting
-                running = worker.submit(box.run, request)
+                before = set(_children(sandbox.proc.pid))  # the last run's child may still be exiting
+                running = worker.submit(sandbox.run, request)
                 new: list[int] = []
                 while not running.done():
-                    for kid in _children(box.proc.pid):
+                    for kid in _children(sandbox.proc.pid):
                         if kid not in before and kid not in new:
                             new.append(kid)
                             if forked:
@@ -288,9 +288,9 @@ def test_each_run_forks_a_new_child_and_reaps_the_last_before(problem1):
                     time.sleep(0.005)
                 assert running.result().complete and running.result().judge_error is None
                 forked.append(new)
-        zygote = box.proc.pid
+        zygote = sandbox.proc.pid
     finally:
-        box.close()
+        sandbox.close()
     assert [len(f) for f in forked] == [1, 1], forked  # one child per run
     (first,), (second,) = forked
     assert len({first, second, zygote}) == 3, (first, second, zygote)
@@ -329,8 +329,8 @@ child.main = flood
     request = make_request(parse_source(GOOD), problem1, problem1.public_cases())
     exits = {}
     for excess in (0, 1):
-        with _zygote(flood(excess)) as box:
-            exits[excess] = box.run(request).exit
+        with _zygote(flood(excess)) as sandbox:
+            exits[excess] = sandbox.run(request).exit
     assert exits[0]["killed"] is None and exits[0]["code"] == 0, exits[0]  # relayed: the child exits by itself
     assert exits[1]["killed"] == "ole" and exits[1]["signal"] == 9, exits[1]
 
@@ -362,11 +362,11 @@ def test_a_layer_that_fails_half_way_ends_the_child_before_any_submission_code(p
         return WithLoop(**{f.name: getattr(request, f.name) for f in dataclasses.fields(request)})
 
     monkeypatch.setattr(pipeline, "make_request", broken)
-    box = pool.free.get()
+    sandbox = pool.free.get()
     try:
-        graded = pipeline.grade(problem1, parse_source(GOOD, "<test>"), box, problem1.public_cases())
+        graded = pipeline.grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases())
     finally:
-        pool.free.put(box)
+        pool.free.put(sandbox)
     assert graded.report.verdict == "IE", graded.report
     run = graded.run
     assert run.exit["code"] == 70 and run.exit["killed"] is None, run.exit
@@ -402,10 +402,10 @@ def fake(job, blob, w):
 
 child.main = fake
 """
-    with _zygote(fake) as box:
-        forged = box.run(make_request(parse_source("# forge\n" + GOOD), problem1, problem1.public_cases()))
+    with _zygote(fake) as sandbox:
+        forged = sandbox.run(make_request(parse_source("# forge\n" + GOOD), problem1, problem1.public_cases()))
         assert forged.exit["killed"] == "protocol" and forged.exit["signal"] == 9, forged.exit
         assert forged.judge_error is None and not forged.complete
-        malformed = box.run(make_request(parse_source(GOOD), problem1, problem1.public_cases()))
+        malformed = sandbox.run(make_request(parse_source(GOOD), problem1, problem1.public_cases()))
         assert malformed.judge_error is not None and malformed.judge_error.startswith("the sandbox failed: ")
-        assert malformed.runtime is None and box.proc is None  # closed: the next run starts a fresh zygote
+        assert malformed.runtime is None and sandbox.proc is None  # closed: the next run starts a fresh zygote

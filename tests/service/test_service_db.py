@@ -337,7 +337,7 @@ def test_a_worker_that_cannot_record_a_result_spends_an_attempt_each_time_then_w
         raise RuntimeError("the database refused the report")
 
     monkeypatch.setattr(jobs, "finish", refusing)
-    monkeypatch.setattr(Workers, "_run", lambda self, wid, job, grade, box: jobs.finish(
+    monkeypatch.setattr(Workers, "_run", lambda self, wid, job, grade, sandbox: jobs.finish(
         self.db, job, wid, jobs.Outcome("WA", 0, 3, {"m": 1}, {"m": 1}, "", "")))
     for attempt in range(1, 4):
         job = jobs.claim(db, "w", config.max_attempts)

@@ -27,7 +27,7 @@ import numpy as np
 from ...common.trees import get_path, set_path
 from ...judge.output_checks import CheckContext, run_checks
 from ...problem import Problem
-from ...problem.inputs import InputError, canonical, check_input, resized, typed_input
+from ...problem.inputs import InputError, canonical, check_input, input_dims, resized, typed_input
 from ...problem.modules import generated_inputs, load_module, oracles
 from ...sandbox.wire import to_plain
 from ..cases import oracle_excess
@@ -69,7 +69,7 @@ def output_checks(problem: Problem) -> tuple[str, ...]:
 
 def check(problem: Problem, raw: Any, got: Any, expected: Any):
     ctx = CheckContext(problem.meta, got, expected, typed_input(problem.meta, raw), None,
-                       check_input(problem.meta, raw))
+                       input_dims(problem.meta, raw))
     return run_checks(ctx, output_checks(problem))
 
 
@@ -94,7 +94,7 @@ class Searcher:
 
     def _minimal(self, raw: Any) -> Any:
         try:
-            dims = check_input(self.problem.meta, raw)
+            dims = input_dims(self.problem.meta, raw)
         except InputError:
             return None
         for dim in dims:
@@ -134,7 +134,7 @@ class Searcher:
         return sorted(out, key=self._size)
 
     def _size(self, probe: Probe) -> int:
-        return sum(check_input(self.problem.meta, probe.raw).values())
+        return sum(input_dims(self.problem.meta, probe.raw).values())
 
     # ------------------------------------------------------------- verdicts
     def differs(self, probe: Probe, result) -> str | None:
@@ -202,7 +202,7 @@ class Searcher:
         return probe, why
 
     def _shrinks(self, raw: Any) -> list[Any]:
-        dims = check_input(self.problem.meta, raw)
+        dims = input_dims(self.problem.meta, raw)
         out = []
         for dim, size in dims.items():
             lo = self.problem.meta.dims[dim][0]

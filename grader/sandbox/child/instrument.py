@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..language import SUBMISSION_FILE
 from ..messages import MAX_CALL_LINES, MAX_NEST_DEPTH, MAX_NESTS, JitReport, RuntimeRecord
 from ..probe import NEUTRAL
-from .perturb import more_passes, poison, shift_arguments
-from .sizes import count_eqns, counting
+from .perturb import lengthened, scale_result, shift_arguments
+from .sizes import count_ops, counting
 
 if TYPE_CHECKING:
     from jax.stages import Wrapped
@@ -68,7 +68,7 @@ DIFFERENTIATES = frozenset({"jax.grad", "jax.value_and_grad"})
 
 @dataclass
 class Recorder:
-    poison_rule: tuple[str, ...] = ()  # (T,) poisons T's results; (outer, ..., inner) when inner ran inside
+    probe_rule: tuple[str, ...] = ()  # (T,) perturbs T's results; (outer, ..., inner) when inner ran inside
     probe: bool = False  # perturb unconditionally, by ``params``
     params: tuple[float, ...] = NEUTRAL  # (factor, shift, lane frequency, lane phase, extra passes); see PARAMS
     passes: bool = False  # a perturbation lengthens the rule's fori_loop (extra passes drawn)
@@ -77,7 +77,7 @@ class Recorder:
     # share one compiled program whatever the judge drew.
     flag: Any = None
     traced_params: Any = None
-    # Set when the switch could not be placed (see _poison): the probe then takes the slow path.
+    # Set when the switch could not be placed (see perturb._active): the probe then takes the slow path.
     flag_blocked: bool = False
     # Off while hidden cases run: the lines a call comes from could encode hidden inputs.
     lines: bool = True
@@ -139,9 +139,9 @@ def _in_context(rec: Recorder, context: tuple[str, ...], stack: list[str] | None
 
 
 def _traced(rec: Recorder, name: str, fun: Callable, lane: str | None = None,
-            poison: tuple[str, ...] | None = None) -> Callable:
+            perturb_in: tuple[str, ...] | None = None) -> Callable:
     """``fun`` as JAX traces it: the recorder knows it is open. ``lane`` is the axis name
-    of the vmap running it; ``poison``, the rule's outer transforms when ``fun`` is the
+    of the vmap running it; ``perturb_in``, the rule's outer transforms when ``fun`` is the
     function of the rule's innermost vmap: its result is then perturbed per lane."""
 
     @functools.wraps(fun)
@@ -151,8 +151,8 @@ def _traced(rec: Recorder, name: str, fun: Callable, lane: str | None = None,
         if lane is not None:
             rec.lanes.append(lane)
         try:
-            if poison is not None:
-                return _scaling(rec, poison, lambda: fun(*args, **kwargs), rec.stack[:-1])
+            if perturb_in is not None:
+                return _scaling(rec, perturb_in, lambda: fun(*args, **kwargs), rec.stack[:-1])
             return fun(*args, **kwargs)
         finally:
             if lane is not None:
@@ -179,12 +179,12 @@ def _scaling(rec: Recorder, context: tuple[str, ...], run: Callable[[], Any], st
         try:
             part = split[0](out)
         except (TypeError, IndexError, KeyError):
-            return poison(rec, out, lanes)
-        return split[1](out, poison(rec, part, lanes))
-    return poison(rec, out, lanes)
+            return scale_result(rec, out, lanes)
+        return split[1](out, scale_result(rec, part, lanes))
+    return scale_result(rec, out, lanes)
 
 
-def _poisoning(rec: Recorder, context: tuple[str, ...], produced: Callable, argnums: tuple[int, ...] | None = None,
+def _perturbing(rec: Recorder, context: tuple[str, ...], produced: Callable, argnums: tuple[int, ...] | None = None,
                aux: str | None = None) -> Callable:
     """The function a transform produced, perturbed where the rule says: its result
     scaled (an auxiliary output, ``aux`` naming where it sits, stays as the code made
@@ -233,14 +233,14 @@ def _watch_custom_rule(rec: Recorder, name: str, obj: Any) -> Any:
 
 def _rule(rec: Recorder, name: str, fun: Callable) -> Callable:
     traced = _traced(rec, name, fun)
-    if rec.poison_rule != (name,):
+    if rec.probe_rule != (name,):
         return traced
 
     @functools.wraps(fun)
-    def poisoned(*args: Any, **kwargs: Any) -> Any:
+    def perturbed_rule(*args: Any, **kwargs: Any) -> Any:
         return _scaling(rec, (), lambda: traced(*args, **kwargs), lanes=False)
 
-    return poisoned
+    return perturbed_rule
 
 
 def _argnums(args: tuple, kwargs: dict) -> tuple[int, ...] | None:
@@ -270,7 +270,7 @@ def _counted(rec: Recorder, jitted: "Wrapped") -> Callable:
         counter = counting()
         if counter is not None and not rec.stack:
             try:
-                counter.add(count_eqns(jitted.trace(*args, **kwargs).jaxpr.jaxpr))
+                counter.add(count_ops(jitted.trace(*args, **kwargs).jaxpr.jaxpr))
             except Exception:
                 pass  # the call below raises what the code must see
         return jitted(*args, **kwargs)
@@ -292,7 +292,7 @@ def _name_the_axis(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dic
 
 def watch(rec: Recorder, name: str, real: Callable) -> Callable:
     positions = FUNCTION_ARGS.get(name, ())
-    rule = rec.poison_rule
+    rule = rec.probe_rule
     target = bool(rule) and rule[-1] == name
     lanes = name == "jax.vmap" and "jax.vmap" in rule
 
@@ -312,7 +312,7 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
                     kwargs[key] = _traced(rec, name, kwargs[key], lane, inner)
         # A fori_loop the rule names runs a few passes longer (perturbation "passes").
         if target and name == "jax.lax.fori_loop" and not rec.scaling and _in_context(rec, rule[:-1]):
-            args, kwargs = _lengthened(rec, args, kwargs)
+            args, kwargs = lengthened(rec, args, kwargs)
         # Scale what the innermost transform of the rule hands back, when it runs inside
         # the outer ones: outputs computed from it follow the factor, others do not.
         if target and name not in PRODUCES_FUNCTION:
@@ -325,20 +325,11 @@ def watch(rec: Recorder, name: str, real: Callable) -> Callable:
             result = _counted(rec, result)
         if target and name in PRODUCES_FUNCTION and name != "jax.vmap" and callable(result):
             differentiates = name in DIFFERENTIATES
-            result = _poisoning(rec, rule[:-1], result, _argnums(args, kwargs) if differentiates else None,
+            result = _perturbing(rec, rule[:-1], result, _argnums(args, kwargs) if differentiates else None,
                                 name if differentiates and _has_aux(args, kwargs) else None)
         return result
 
     return wrapper
-
-
-def _lengthened(rec: Recorder, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """A fori_loop call (lower, upper, body_fun, init_val) with its ``upper`` lengthened."""
-    if len(args) > 1:
-        return (args[0], more_passes(rec, args[1]), *args[2:]), kwargs
-    if "upper" in kwargs:
-        return args, {**kwargs, "upper": more_passes(rec, kwargs["upper"])}
-    return args, kwargs
 
 
 def overrides(rec: Recorder, names: tuple[str, ...]) -> dict[str, Callable]:

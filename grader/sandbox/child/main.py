@@ -87,27 +87,27 @@ def _serve(job: Job, blob: bytes, chan: Channel) -> None:
     args, watched = job.args, tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *job.watch)))
     cases = {c.id: wire.decode_tree(c.input, blob) for c in job.cases}
     hidden = {c.id for c in job.cases if c.hidden}
-    factors = job.probe_factors
-    probe_ids = [cid for cid in job.probe_ids if cid in cases] if job.poison and factors else []
+    perturbations = job.probe_perturbations
+    probe_ids = [cid for cid in job.probe_ids if cid in cases] if job.perturbed and perturbations else []
 
     chan.send(Begin("load"))
-    passes = any(p[4] for p in factors)  # the perturbation lengthens a loop: see child/perturb.py
-    recorder = Recorder(job.poison, passes=passes)
+    passes = any(p[4] for p in perturbations)  # the perturbation lengthens a loop: see child/perturb.py
+    recorder = Recorder(job.perturbed, passes=passes)
     run = Run(job.source, job.entry, watched, recorder)
     run.cost = job.cost
-    run.count_eager = bool(job.size_probe)
+    run.count_eager = bool(job.size_inputs)
     loaded = run.load()
     chan.send(Load(loaded))
     if loaded.status != "ok":
         return
 
-    if job.size_probe:
+    if job.size_inputs:
         # Before any case: these numbers are the submission's, and must not be able to
         # carry anything of a hidden input out of the child.
         chan.send(Begin("sizes"))
-        probes = [(wire.decode_tree(p.input, blob), p.size) for p in job.size_probe]
+        probes = [(wire.decode_tree(p.input, blob), p.size) for p in job.size_inputs]
         sizes = [program_size(run, inputs, args, size) for inputs, size in probes]
-        if any(s.eqns is None for s in sizes):  # cannot be traced: count what it runs
+        if any(s.ops is None for s in sizes):  # cannot be traced: count what it runs
             sizes = [program_size(run, inputs, args, size, eager=True) for inputs, size in probes]
         chan.send(Sizes(tuple(sizes)))
 
@@ -137,10 +137,11 @@ def _probe(job: Job, run: Run, recorder: Recorder, cases: dict[str, Any], probe_
     is a second module that applies it unconditionally."""
     args = job.args
     switch = run.mode == "jit" and not recorder.flag_blocked
-    for k, params in enumerate(job.probe_factors):
+    for k, params in enumerate(job.probe_perturbations):
         if not switch:
             watched = tuple(dict.fromkeys((*WATCHED_BY_DEFAULT, *job.watch)))
-            module = Run(job.source, job.entry, watched, Recorder(job.poison, probe=True, params=params, passes=bool(params[4])))
+            probing = Recorder(job.perturbed, probe=True, params=params, passes=bool(params[4]))
+            module = Run(job.source, job.entry, watched, probing)
             loaded = module.load()
         for cid in probe_ids:
             chan.send(Begin("probe", cid))

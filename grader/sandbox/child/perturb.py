@@ -91,7 +91,7 @@ def _active(rec: Any) -> tuple[Any, Any] | None:
     return rec.flag, rec.traced_params
 
 
-def poison(rec: Any, tree: Any, lanes: bool = True) -> Any:
+def scale_result(rec: Any, tree: Any, lanes: bool = True) -> Any:
     import jax
 
     active = _active(rec)
@@ -121,8 +121,17 @@ def more_passes(rec: Any, upper: Any) -> Any:
     if not isinstance(upper, jax.core.Tracer) or jnp.ndim(upper) != 0:
         rec.flag_blocked = True
         return upper
-    extra = jnp.round(params[4]).astype(jnp.result_type(upper))
-    return upper + lax.select(flag, extra, jnp.zeros_like(extra))
+    added = jnp.round(params[4]).astype(jnp.result_type(upper))
+    return upper + lax.select(flag, added, jnp.zeros_like(added))
+
+
+def lengthened(rec: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A fori_loop call (lower, upper, body_fun, init_val) with its ``upper`` lengthened."""
+    if len(args) > 1:
+        return (args[0], more_passes(rec, args[1]), *args[2:]), kwargs
+    if "upper" in kwargs:
+        return args, {**kwargs, "upper": more_passes(rec, kwargs["upper"])}
+    return args, kwargs
 
 
 def shift_arguments(rec: Any, args: tuple, argnums: tuple[int, ...]) -> tuple:

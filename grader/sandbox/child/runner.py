@@ -18,7 +18,7 @@ from ..probe import NEUTRAL
 from .guards import PrintSink
 from .instrument import Recorder, overrides
 from .namespace import ModuleTable, make_globals
-from .sizes import DispatchCounter, count_eqns
+from .sizes import DispatchCounter, count_ops
 
 if TYPE_CHECKING:
     from jax.stages import Compiled, Traced, Wrapped
@@ -217,7 +217,7 @@ class Run:
         key = _signature(call_args)
         if key not in self.programs:
             traced = self._jit().trace(call_args, _OFF, _NEUTRAL)
-            self.programs[key] = Program(traced, count_eqns(traced.jaxpr.jaxpr))
+            self.programs[key] = Program(traced, count_ops(traced.jaxpr.jaxpr))
         return self.programs[key]
 
     def _jit(self) -> "Wrapped":
@@ -227,8 +227,8 @@ class Run:
             fn = self.globals[self.entry]
             recorder = self.recorder
 
-            def entry(all_args: list, poison: Any, params: Any) -> tuple[Any, list]:
-                recorder.flag, recorder.traced_params = poison, params
+            def entry(all_args: list, switch: Any, params: Any) -> tuple[Any, list]:
+                recorder.flag, recorder.traced_params = switch, params
                 recorder.entering()
                 try:
                     out = fn(*all_args)
@@ -248,10 +248,10 @@ class Program:
         self.traced, self.ops = traced, ops
         self.compiled: Compiled | None = None
 
-    def run(self, call_args: list, poison: Any, params: Any) -> Any:
+    def run(self, call_args: list, switch: Any, params: Any) -> Any:
         if self.compiled is None:
             self.compiled = self.traced.lower().compile()
-        return self.compiled(call_args, poison, params)
+        return self.compiled(call_args, switch, params)
 
 
 def _signature(call_args: list) -> str:

@@ -21,7 +21,7 @@ def _subprograms(params: dict) -> list[Any]:
     return out
 
 
-def count_eqns(jaxpr: Any) -> int:
+def count_ops(jaxpr: Any) -> int:
     """Equations in a jaxpr, sub-programs (scan bodies, branches, calls) included."""
     total, todo = 0, [jaxpr]
     while todo and total < MAX_COUNT:
@@ -48,8 +48,8 @@ class DispatchCounter:
     def __init__(self) -> None:
         self.count = 0
 
-    def add(self, eqns: int) -> None:
-        self.count = min(MAX_COUNT, self.count + eqns)
+    def add(self, ops: int) -> None:
+        self.count = min(MAX_COUNT, self.count + ops)
 
     def __enter__(self) -> "DispatchCounter":
         from jax._src import core
@@ -63,7 +63,7 @@ class DispatchCounter:
 
         def counting(trace: Any, primitive: Any, tracers: Any, params: Any) -> Any:
             if self.count < MAX_COUNT:
-                self.count += 1 + sum(count_eqns(sub) for sub in _subprograms(params))
+                self.count += 1 + sum(count_ops(sub) for sub in _subprograms(params))
             return real(trace, primitive, tracers, params)
 
         self._cls.process_primitive = counting

@@ -125,7 +125,7 @@ def requirement_words(meta: Meta) -> tuple[str, ...]:
     if r.forbid:
         out.append("Do not use " + ", ".join(r.forbid) + ".")
     if r.depends:
-        source = " of ".join(r.poison) if r.poison else "the required transform"
+        source = " of ".join(r.perturbed) if r.perturbed else "the required transform"
         many = "s" if len(r.depends) > 1 else ""
         out.append(f"The output{many} {', '.join(r.depends)} must be computed from the result of {source}.")
     if r.vectorized:
