@@ -154,9 +154,9 @@ def _follows(run: RunResult, problem: Problem, table: "ProbeTable", applied: int
             a, want = _leaf(sub.output, dep), table.outputs[f"{cid}|{dep}"][drawn]
             if a is None or a.array.shape != want.shape or not compare(specs[dep], a.array, want)["excess"] <= 1.0:
                 return CheckResult(name, False, f"'{dep}' did not follow when {source} was perturbed "
-                                   f"({where}{which}): the output is computed some other way (by hand, around the "
-                                   f"transform, or in lanes of a vmap that do not map the examples), and the "
-                                   f"transform call is a decoy")
+                                   f"({where}{which}): it is not computed from that result as the statement's "
+                                   f"Requirements ask (by hand or around the transform, changed afterwards by more "
+                                   f"than a rearrangement, or in vmap lanes that are not the examples in order)")
             moved[dep] |= table.moved[f"{cid}|{dep}"][drawn]
     still = [d for d, m in moved.items() if not m]
     if still:
