@@ -88,7 +88,7 @@ class ProbeTable:
         return covered, tuple(chosen + extra)[:PER_GRADE]
 
 
-FORMAT = 3  # format 1 held a factor alone, format 2 no extra passes
+FORMAT = 4  # 1 held a factor alone, 2 no extra passes, 3 called the perturbations "factors"
 
 
 def _path(problem: Problem):
@@ -96,13 +96,15 @@ def _path(problem: Problem):
 
 
 def load(problem: Problem) -> ProbeTable | None:
+    """The cached table, or None (then it is rebuilt) when the file is missing or in
+    any shape but this format's: a cache never stops a grade."""
     try:
         with np.load(_path(problem), allow_pickle=False) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             outputs = {key: data[f"o{i}"] for i, key in enumerate(meta["keys"])}
-    except (OSError, KeyError, ValueError):
+            return ProbeTable(meta["perturbations"], meta["cases"], outputs, meta["moved"])
+    except (OSError, KeyError, ValueError, TypeError):
         return None
-    return ProbeTable(meta["perturbations"], meta["cases"], outputs, meta["moved"])
 
 
 def _save(problem: Problem, table: ProbeTable) -> None:

@@ -154,6 +154,31 @@ def test_the_probe_table_covers_every_required_output(problem1, pool):
             assert any(table.moved[f"{cid}|{dep}"][k] for cid in ids), (k, ids, dep)
 
 
+def test_a_cached_probe_table_in_another_shape_is_rebuilt_not_raised(problem1, pool):
+    """A table written by an older judge under the same name (keys renamed, say) is
+    treated as missing: the grade rebuilds it instead of failing."""
+    import io
+    import json
+
+    import numpy as np
+
+    from grader.judge import probe_table
+
+    sandbox = pool.free.get()
+    try:
+        probe_table.get(problem1, sandbox)
+        path = probe_table._path(problem1)
+        meta = json.dumps({"factors": [[1.0]], "cases": [], "keys": [], "moved": {}}).encode()
+        buf = io.BytesIO()
+        np.savez(buf, meta=np.frombuffer(meta, dtype=np.uint8))
+        path.write_bytes(buf.getvalue())
+        assert probe_table.load(problem1) is None
+        table = probe_table.get(problem1, sandbox)
+    finally:
+        pool.free.put(sandbox)
+    assert table.perturbations and probe_table.load(problem1) is not None
+
+
 def test_keyword_arguments_that_configure_compilation_are_refused():
     from grader.sandbox.child.guards import PolicyError
     from grader.sandbox.child.namespace import ModuleTable
