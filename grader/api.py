@@ -156,11 +156,8 @@ class Judge:
         self._check_open()
         found = _problem(problem)  # a bad problem or argument fails before a sandbox is taken
         _cases(found, cases)
-        sandbox = self._pool.free.get()
-        try:
+        with self._pool.borrow() as sandbox:
             return _grade(found, sub, sandbox, cases, feedback, strict_sandbox)
-        finally:
-            self._pool.free.put(sandbox)
 
     def grade_file(self, path: str | Path, problem: str | Problem, *, cases: Cases = "all", feedback: bool = True,
                    strict_sandbox: bool = False, cell_tag: str | None = None) -> Report:

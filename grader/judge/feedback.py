@@ -28,6 +28,15 @@ COUNTEREXAMPLE_SEED = 7_340_033  # generator seed reserved for counterexamples
 CANDIDATES = 16
 
 
+@dataclass(frozen=True)
+class Advice:
+    """What feedback adds to a report: the first misconception hint of the cases (each
+    failing case's own is on its case report) and a counterexample."""
+
+    hint: str | None = None
+    counterexample: dict | None = None
+
+
 @dataclass
 class Feedback:
     """What feedback a grade adds, within ``budget_seconds`` of extra sandbox work:
@@ -40,20 +49,24 @@ class Feedback:
     cost: bool = False
     budget_seconds: float = 2.5
 
-    def apply(self, problem: Problem, sub, judged: list, report, sandbox) -> None:
+    def apply(self, problem: Problem, sub, judged: list, verdict: str, sandbox) -> Advice:
+        """Hints on the failing cases' reports, the grade's advice, and costs, for a
+        grade whose overall ``verdict`` is known; the report is built from them after."""
         deadline = time.monotonic() + self.budget_seconds
+        hint, counterexample = None, None
         failing = [j for j in judged if j.report.verdict == Verdict.WA.value and j.got is not None]
         if self.hints and failing:
             table = mistake_table(problem, sandbox, deadline)
             for j in failing:
                 j.report.hint = match_mistake(problem, j.case, j.got, table)
-            report.hint = next((j.report.hint for j in judged if j.report.hint), None)
+            hint = next((j.report.hint for j in judged if j.report.hint), None)
         only_hidden = any(j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged) and \
             not any(not j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged)
-        if self.counterexample and only_hidden and report.verdict in ("WA", "RE") and time.monotonic() < deadline:
-            report.counterexample = find_counterexample(problem, sub, sandbox, deadline)
+        if self.counterexample and only_hidden and verdict in ("WA", "RE") and time.monotonic() < deadline:
+            counterexample = find_counterexample(problem, sub, sandbox, deadline)
         if self.cost:
             add_reference_cost(problem, judged, sandbox)
+        return Advice(hint, counterexample)
 
 
 # ---------------------------------------------------------- counterexample

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..common.trees import MISSING, dotted, get_path
 from ..problem import Meta, OutputLeaf, ProblemError
-from ..problem.inputs import JaxInput
+from ..problem.inputs import JaxInput, input_dims, typed_input
 from ..sandbox.wire import Leaf, Opaque
 
 
@@ -36,6 +36,12 @@ class CheckContext:
     args_after: Any  # decoded arguments after the call
     dims: dict[str, int]
     worst: dict = field(default_factory=dict)  # filled by the value check for the report
+
+    @classmethod
+    def for_input(cls, meta: Meta, raw: Any, got: Any, expected: Any, args_after: Any) -> "CheckContext":
+        """The context of one case (or any input ``raw`` as a case file holds it): its
+        typed inputs and dims bound here, once."""
+        return cls(meta, got, expected, typed_input(meta, raw), args_after, input_dims(meta, raw))
 
     def expected_leaf(self, spec: OutputLeaf) -> np.ndarray:
         return np.asarray(get_path(self.expected, spec.path), dtype=np.float64)

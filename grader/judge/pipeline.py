@@ -8,7 +8,6 @@ output checks (the dependence probe once every case passed). [`grade`][grader.ju
 always returns a report."""
 from __future__ import annotations
 
-import random
 import sys
 import traceback
 from dataclasses import dataclass, field, replace
@@ -104,12 +103,8 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
         except ProblemError as exc:
             return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge",
                                  message=f"the dependence probe cannot be prepared: {exc}", **base), None)
-        graded, depends = {c.id for c in cases}, problem.meta.requirements.depends
-        plan = (table.every(graded, depends) if every_perturbation else []) or \
-            [table.choose(graded, depends, random.SystemRandom())]
-        ids = tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
-        drawn = tuple(tuple(table.perturbations[k]) for k, _ in plan)
-        request = replace(request, probe_ids=ids, probe_perturbations=drawn)
+        plan = table.plan({c.id for c in cases}, problem.meta.requirements.depends, every_perturbation)
+        request = replace(request, probe_ids=table.case_ids(plan), probe_perturbations=table.drawn(plan))
     run = sandbox.run(request)  # the host refuses a strict request in a weaker sandbox (judge_error)
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if run.judge_error:
@@ -130,11 +125,12 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
     overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended),
                              *map(case_outcome, public_view)])
     passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
+    advice = feedback.apply(problem, sub, judged, overall.verdict.value, sandbox) \
+        if feedback is not None and overall.verdict is not Verdict.IE else None
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,
-                    sandbox=sandbox_info, stdout=run.load_stdout, **base)
-    if feedback is not None and overall.verdict is not Verdict.IE:
-        feedback.apply(problem, sub, judged, report, sandbox)
-    # Feedback may have added hints; reduce hidden cases again (see report.model.hidden_view).
-    report.cases = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
+                    sandbox=sandbox_info, stdout=run.load_stdout, hint=advice.hint if advice else None,
+                    counterexample=advice.counterexample if advice else None,
+                    # with the hints feedback put on them; hidden ones reduced (see report.model.hidden_view)
+                    cases=[hidden_view(j.report) if j.case.hidden else j.report for j in judged], **base)
     return Graded(report, run, excess, judged)

@@ -62,6 +62,22 @@ class ProbeTable:
                 best = (covered, k, ids)
         return best[1], best[2]
 
+    def plan(self, graded: set[str], depends: tuple[str, ...], every: bool = False,
+             rng: random.Random | None = None) -> list[tuple[int, tuple[str, ...]]]:
+        """What one grade reruns: ``(perturbation index, case ids)`` pairs, one drawn by
+        ``choose`` (from the system's randomness unless ``rng`` is given), or with
+        ``every`` all that cover every output (``validate``'s proof)."""
+        return (self.every(graded, depends) if every else []) or \
+            [self.choose(graded, depends, rng or random.SystemRandom())]
+
+    def case_ids(self, plan: list[tuple[int, tuple[str, ...]]]) -> tuple[str, ...]:
+        """The cases a plan reruns, each once (every perturbation reruns all of them)."""
+        return tuple(dict.fromkeys(cid for _, chosen in plan for cid in chosen))
+
+    def drawn(self, plan: list[tuple[int, tuple[str, ...]]]) -> tuple[tuple[float, ...], ...]:
+        """The perturbations a plan applies, in its order (the request's)."""
+        return tuple(tuple(self.perturbations[k]) for k, _ in plan)
+
     def every(self, graded: set[str], depends: tuple[str, ...]) -> list[tuple[int, tuple[str, ...]]]:
         """Every perturbation ``choose`` could return as covering all required outputs, each with
         its cases (``validate`` probes files that must be accepted under all of them)."""

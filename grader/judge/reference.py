@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from ..problem import Case, Problem, ProblemError
-from ..problem.inputs import input_dims, typed_input
 from ..sandbox.host import Sandbox
 from ..sandbox.wire import to_plain
 from .output_checks import CheckContext, run_checks
@@ -47,8 +46,7 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
         if cr.status != "ok":
             out.problems[cid] = f"reference ended with {cr.status}: {(cr.error or {}).get('message', '')}"
             continue
-        ctx = CheckContext(problem.meta, cr.output, None, typed_input(problem.meta, raw), cr.args_after,
-                           input_dims(problem.meta, raw))
+        ctx = CheckContext.for_input(problem.meta, raw, cr.output, None, cr.args_after)
         found = run_checks(ctx, shape_checks)
         if found:
             out.problems[cid] = f"reference output fails '{found.reason}': {found.message}"

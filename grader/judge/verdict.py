@@ -9,7 +9,7 @@ from typing import Any
 
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
-from ..problem.inputs import input_dims, typed_input
+from ..problem.inputs import input_dims
 from ..report.model import CaseReport
 from ..sandbox.request import CaseRun, RunResult
 from ..sandbox.wire import to_plain
@@ -94,8 +94,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
     finding: Mismatch | None = None
     worst = None
     if run.status == "ok":
-        ctx = CheckContext(meta, run.output, case.expected, typed_input(meta, case.input), run.args_after,
-                           input_dims(meta, case.input))
+        ctx = CheckContext.for_input(meta, case.input, run.output, case.expected, run.args_after)
         finding = run_checks(ctx, meta.output_checks)
         worst = ctx.worst or None
         got = to_plain(run.output)

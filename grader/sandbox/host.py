@@ -11,7 +11,8 @@ import signal
 import subprocess
 import sys
 from dataclasses import asdict
-from typing import IO, Any, Callable
+from contextlib import contextmanager
+from typing import IO, Any, Callable, Iterator
 
 from . import wire
 from .env import child_env
@@ -179,16 +180,35 @@ def _unfinished(result: RunResult) -> None:
 
 
 class Pool:
-    """Several warm zygotes shared by worker threads: ``map`` grades in parallel,
-    each job holding one sandbox at a time. Zygotes start lazily, in parallel."""
+    """Several warm zygotes shared by worker threads: ``submit_all`` grades in
+    parallel, each job holding one sandbox at a time; ``borrow`` lends one for a block,
+    ``take``/``give`` for as long as a caller (a service worker) runs. Zygotes start
+    lazily, in parallel."""
 
     def __init__(self, workers: int) -> None:
         import queue
 
         self.workers = max(1, workers)
-        self.free: "queue.Queue[Sandbox]" = queue.Queue()
-        for _ in range(self.workers):
-            self.free.put(Sandbox())
+        self.sandboxes: tuple[Sandbox, ...] = tuple(Sandbox() for _ in range(self.workers))  # free or taken
+        self._free: "queue.Queue[Sandbox]" = queue.Queue()
+        for sandbox in self.sandboxes:
+            self._free.put(sandbox)
+
+    def take(self) -> Sandbox:
+        """A sandbox for the caller alone, once one is free; hand it back with ``give``."""
+        return self._free.get()
+
+    def give(self, sandbox: Sandbox) -> None:
+        self._free.put(sandbox)
+
+    @contextmanager
+    def borrow(self) -> Iterator[Sandbox]:
+        """A sandbox for the ``with`` block, given back when it ends."""
+        sandbox = self.take()
+        try:
+            yield sandbox
+        finally:
+            self.give(sandbox)
 
     def __enter__(self) -> "Pool":
         return self
@@ -197,15 +217,15 @@ class Pool:
         self.close()
 
     def close(self) -> None:
-        while not self.free.empty():
-            self.free.get().close()
+        for sandbox in self.sandboxes:
+            sandbox.close()
 
     def start_all(self) -> None:
         """Start every zygote now, in parallel, instead of at its first job. A zygote
         that fails to start is left to fail (and be reported) at its first job."""
         from concurrent.futures import ThreadPoolExecutor
 
-        boxes = list(self.free.queue)
+        boxes = list(self.sandboxes)
 
         def start(sandbox: Sandbox) -> None:
             try:
@@ -221,11 +241,8 @@ class Pool:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         def job(item):
-            sandbox = self.free.get()
-            try:
+            with self.borrow() as sandbox:
                 return fn(sandbox, item)
-            finally:
-                self.free.put(sandbox)
 
         with ThreadPoolExecutor(self.workers) as ex:
             futures = [ex.submit(job, item) for item in items]

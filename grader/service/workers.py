@@ -54,7 +54,7 @@ class Workers:
             from ..sandbox.host import Pool
 
             self._pool = Pool(self.config.workers)
-            self._sandboxes = list(self._pool.free.queue)
+            self._sandboxes = list(self._pool.sandboxes)
             grade = None
         for wid in self.ids:
             t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
@@ -163,7 +163,7 @@ class Workers:
     def _loop(self, wid: str, grade: Callable | None) -> None:
         sandbox = None
         if grade is None:
-            sandbox = self._pool.free.get()
+            sandbox = self._pool.take()  # this worker's for as long as it runs
             try:
                 sandbox.start()
                 jobs.set_zygote(self.db, wid, sandbox.proc.pid)
@@ -200,7 +200,7 @@ class Workers:
                     jobs.set_zygote(self.db, wid, sandbox.proc.pid)  # the sandbox restarted its zygote
         finally:
             if sandbox is not None:
-                self._pool.free.put(sandbox)
+                self._pool.give(sandbox)
 
     def _give_up_or_release(self, job: jobs.Job, wid: str, exc: Exception) -> None:
         """A claimed row that could not be finished used an attempt, whatever raised: past

@@ -11,11 +11,11 @@ ONLY_WIDE = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().replace
 
 
 def graded(problem1, pool, source, feedback):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return grade_source(problem1, source, sandbox, feedback=feedback).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +23,11 @@ def warmed(problem1, pool):
     """The misconception table, built ahead as `grader warm` does."""
     from grader.judge.mistakes import mistake_table
 
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return mistake_table(problem1, sandbox)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 @pytest.mark.slow
@@ -113,14 +113,14 @@ def test_a_submission_slow_on_the_counterexample_search_is_cut_off_at_the_budget
     from grader.judge.submission import load_submission
 
     sub = load_submission(SUBMISSIONS / P1 / "wrong_answer" / "attack_slow_counterexample_search.py")
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         probe_table.get(problem1, sandbox)  # built ahead, as `grader warm` does
         spy = _Spy(sandbox)
         feedback = Feedback(hints=False, counterexample=True, budget_seconds=1.0)
         report = grade(problem1, sub, spy, feedback=feedback).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert report.verdict == "WA" and report.counterexample is None
     graded, *extra = spy.runs
     assert graded == (None, False)  # the grade itself has no budget beyond its limits
@@ -136,12 +136,12 @@ def test_a_run_past_its_wall_budget_is_killed_and_says_so(problem1, pool):
 
     spin = ("import jax\nfrom jax import lax\n\ndef per_example_grad_clip(params, x, y, max_norm):\n"
             "    return lax.while_loop(lambda c: c >= 0, lambda c: c + 1, 0)\n")
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         request = make_request(parse_source(spin), problem1, problem1.public_cases())
         run = sandbox.run(replace(request, wall_seconds=0.5))
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert run.over_budget and run.exit.get("killed") == "budget"
     assert next(iter(run.cases.values())).status == "timeout"
 

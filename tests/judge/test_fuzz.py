@@ -70,11 +70,11 @@ def test_any_source_gets_through_parsing_and_static_checks(problem1, source):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=4).map("".join).map(lambda s: s + "\n" + ENTRY))
 def test_any_source_gets_a_report(problem1, pool, source):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         report = grade_source(problem1, source, sandbox, problem1.public_cases()).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert report.verdict in ("AC", "WA", "RE", "TLE", "MLE", "OLE", "CE", "RJ")
     json.dumps(report.to_json(), allow_nan=False)
 

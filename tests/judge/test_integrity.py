@@ -18,11 +18,11 @@ P1 = "per_example_grad_clipping"
 
 def _grade(problem, path_or_source, pool, cases=None, feedback=None):
     source = path_or_source.read_text() if hasattr(path_or_source, "read_text") else path_or_source
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return grade_source(problem, source, sandbox, cases, feedback)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 # ----------------------------------------------------------- missing evidence
@@ -140,11 +140,11 @@ def test_more_passes_adds_the_drawn_passes_behind_the_switch_and_only_when_asked
 def test_the_probe_table_covers_every_required_output(problem1, pool):
     from grader.judge import probe_table
 
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         table = probe_table.get(problem1, sandbox)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     rng = random.Random(0)
     graded = {c.id for c in problem1.cases}
     picks = [table.choose(graded, problem1.meta.requirements.depends, rng) for _ in range(20)]
@@ -164,7 +164,7 @@ def test_a_cached_probe_table_in_another_shape_is_rebuilt_not_raised(problem1, p
 
     from grader.judge import probe_table
 
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         probe_table.get(problem1, sandbox)
         path = probe_table._path(problem1)
@@ -175,7 +175,7 @@ def test_a_cached_probe_table_in_another_shape_is_rebuilt_not_raised(problem1, p
         assert probe_table.load(problem1) is None
         table = probe_table.get(problem1, sandbox)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert table.perturbations and probe_table.load(problem1) is not None
 
 

@@ -42,11 +42,11 @@ def _cases(problem, killer_size: int, key: str = "x"):
 
 
 def _grade(problem, source, pool, cases, box_wrapper=None):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return grade_source(problem, source, box_wrapper(sandbox) if box_wrapper else sandbox, cases)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 def _assert_limit_is_the_cause(graded, killer, verdict: str, reason: str, limit_words: str, rules: list[str]):

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from grader.problem.inputs import input_dims, typed_input
 from grader.judge.output_checks import CHECKS, CheckContext, run_checks
 from grader.sandbox.wire import Leaf, Opaque
 
@@ -25,8 +24,7 @@ def args_after(case):
 
 def run(problem, case, got, after=None):
     meta = problem.meta
-    ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input),
-                       after if after is not None else args_after(case), input_dims(meta, case.input))
+    ctx = CheckContext.for_input(meta, case.input, got, case.expected, after if after is not None else args_after(case))
     return run_checks(ctx, meta.output_checks)
 
 
@@ -102,8 +100,7 @@ def test_each_check_stands_alone_on_a_broken_output(problem1, case, name):
     meta = problem1.meta
     broken = [{"grads": {"w": jax_leaf([0.0, 0.0])}, "norms": {"not": "an array"}}, Opaque("builtins.str"), {}]
     for got in broken:
-        ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
-                           input_dims(meta, case.input))
+        ctx = CheckContext.for_input(meta, case.input, got, case.expected, args_after(case))
         found = CHECKS[name](ctx)
         if name != "inputs_unchanged":  # the only check that does not look at the output
             assert found is not None and found.reason in ("structure", "type"), (name, got, found)
@@ -113,16 +110,14 @@ def test_value_check_alone_refuses_a_wrong_shape(problem1, case):
     meta = problem1.meta
     got = good_output(case)
     got["norms"] = jax_leaf([1.0])
-    ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
-                       input_dims(meta, case.input))
+    ctx = CheckContext.for_input(meta, case.input, got, case.expected, args_after(case))
     assert CHECKS["value"](ctx).reason == "shape"
 
 
 def test_a_non_finite_output_names_its_positions(problem1, case):
     meta = problem1.meta
     got = mutate(case, lambda o: o.__setitem__("norms", jax_leaf([3.0, np.nan, np.inf])))
-    ctx = CheckContext(meta, got, case.expected, typed_input(meta, case.input), args_after(case),
-                       input_dims(meta, case.input))
+    ctx = CheckContext.for_input(meta, case.input, got, case.expected, args_after(case))
     found = run_checks(ctx, meta.output_checks)
     assert found.reason == "nan" and "2 NaN or infinite value(s)" in found.message
     assert found.detail == {"leaf": "norms", "positions": [[1], [2]]}

@@ -48,11 +48,11 @@ def _graded(problem1, pool, req: Requirements, source: str, reference: str | Non
     base = _with_reference(problem1, reference) if reference else problem1
     meta = dataclasses.replace(base.meta, requirements=req)
     problem = dataclasses.replace(base, meta=meta)
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return grade_source(problem, source, sandbox, problem.public_cases())
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 def grade_with(problem1, pool, req: Requirements, source: str, reference: str | None = None):

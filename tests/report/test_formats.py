@@ -17,11 +17,11 @@ def reports(problem1, pool):
 
     files = [SUBMISSIONS / P1 / "wrong_answer" / "norm_without_bias.py", SUBMISSIONS / P1 / "accepted" / "flat_norm.py",
              SUBMISSIONS / P1 / "rejected" / "decoy_call.py", SUBMISSIONS / P1 / "compile_error" / "syntax_error.py"]
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return {f.parent.name: grade(problem1, load_submission(f), sandbox).report for f in files}
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 def hidden_values(problem1):

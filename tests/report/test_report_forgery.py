@@ -153,11 +153,11 @@ def graded_attack(problem1, pool):
     from grader.judge.submission import load_submission
 
     cases = problem1.public_cases() + [next(c for c in problem1.cases if c.hidden)]
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         return grade(problem1, load_submission(ATTACK), sandbox, cases).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
 
 
 def test_forged_report_attack_renders_inert_in_every_format(graded_attack):

@@ -167,11 +167,11 @@ def _solve(""")
 
 
 def test_the_child_allows_the_new_names_and_refuses_with_the_table_s_reasons(problem1, pool):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         report = grade_source(problem1, PROBE, sandbox, problem1.public_cases()[:1]).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert report.verdict == "RE"
     text = " ".join(c.message for c in report.cases)
     assert "'jax.pure_callback' is refused by the judge: it calls back into Python" in text, text

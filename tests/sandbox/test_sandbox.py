@@ -26,22 +26,22 @@ def per_example_grad_clip(""")
 
 
 def test_module_tampering_is_refused_and_the_next_submission_on_that_zygote_is_accepted(problem1, pool):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         first = grade_source(problem1, POISONER, sandbox).report
         second = grade_source(problem1, GOOD, sandbox).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert first.verdict == "RE"  # the tampering is refused outright
     assert second.verdict == "AC" and second.passed == second.total
 
 
 def test_all_layers_active_here(problem1, pool):
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         report = grade_source(problem1, GOOD, sandbox, problem1.public_cases()).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert report.sandbox["layers"] == ["fds", "netns", "rlimits", "landlock", "seccomp"]
 
 
@@ -66,12 +66,12 @@ def test_strict_runs_no_submission_code_in_a_weaker_sandbox(problem1, pool, monk
     from grader.judge.submission import parse_source
 
     monkeypatch.setenv("JAXJUDGE_DISABLE_LAYERS", "seccomp")
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         relaxed = grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases())
         strict = grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases(), strict=True)
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert relaxed.run.load_status == "ok" and relaxed.report.verdict == "AC"
     assert strict.report.verdict == "IE" and "seccomp" in strict.report.message
     assert strict.run.load_status == "not_run" and all(c.status == "not_run" for c in strict.run.cases.values())
@@ -88,12 +88,12 @@ def test_hidden_failures_reveal_nothing(problem1, pool):
 
     from grader.judge.feedback import Feedback
 
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         raised = grade_source(problem1, RAISES_ON_HIDDEN, sandbox).report
         wrong = grade_source(problem1, WRONG_ON_HIDDEN, sandbox, feedback=Feedback(counterexample=False)).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert raised.verdict == "RE" and raised.message.endswith(": runtime error")
     assert "secret" not in json.dumps(raised.to_json())
     assert wrong.verdict == "WA" and wrong.message.endswith(": wrong value")
@@ -362,11 +362,11 @@ def test_a_layer_that_fails_half_way_ends_the_child_before_any_submission_code(p
         return WithLoop(**{f.name: getattr(request, f.name) for f in dataclasses.fields(request)})
 
     monkeypatch.setattr(pipeline, "make_request", broken)
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         graded = pipeline.grade(problem1, parse_source(GOOD, "<test>"), sandbox, problem1.public_cases())
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert graded.report.verdict == "IE", graded.report
     run = graded.run
     assert run.exit["code"] == 70 and run.exit["killed"] is None, run.exit

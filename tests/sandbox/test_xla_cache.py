@@ -19,11 +19,11 @@ def test_judge_fills_once_and_children_only_read(problem1, pool, tmp_path, monke
     assert any(n.startswith(f"filled-{P1}-") for n in filled) and len(filled) > 10, filled
     assert compile_cache.fill(problem1) and sorted(p.name for p in root.iterdir()) == filled  # marker: no refill
 
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         report = grade_source(problem1, EAGER, sandbox).report
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert report.verdict == "AC" and report.passed == report.total
     assert sorted(p.name for p in root.iterdir()) == filled  # the child compiled, but wrote nothing
 
@@ -65,11 +65,11 @@ def test_children_never_try_to_write_the_cache_even_where_landlock_would_let_the
     monkeypatch.setenv("JAXJUDGE_DISABLE_LAYERS", "landlock")
     root = compile_cache.cache_dir()
     root.mkdir(parents=True)
-    sandbox = pool.free.get()
+    sandbox = pool.take()
     try:
         run = sandbox.run(make_request(parse_source(SLOW_COMPILE), problem1, problem1.public_cases()[:1], cost=True))
     finally:
-        pool.free.put(sandbox)
+        pool.give(sandbox)
     assert "landlock" not in run.layers and run.judge_error is None, run
     (case,) = run.cases.values()
     assert case.status == "ok" and case.cost["compile_ms"] > 1000 * JAX_DEFAULT_MIN_COMPILE_S, case

@@ -27,7 +27,7 @@ import numpy as np
 from ...common.trees import get_path, set_path
 from ...judge.output_checks import CheckContext, run_checks
 from ...problem import Problem
-from ...problem.inputs import InputError, canonical, check_input, input_dims, resized, typed_input
+from ...problem.inputs import InputError, canonical, check_input, input_dims, resized
 from ...problem.modules import generated_inputs, load_module, oracles
 from ...sandbox.wire import to_plain
 from ..cases import oracle_excess
@@ -68,8 +68,7 @@ def output_checks(problem: Problem) -> tuple[str, ...]:
 
 
 def check(problem: Problem, raw: Any, got: Any, expected: Any):
-    ctx = CheckContext(problem.meta, got, expected, typed_input(problem.meta, raw), None,
-                       input_dims(problem.meta, raw))
+    ctx = CheckContext.for_input(problem.meta, raw, got, expected, None)
     return run_checks(ctx, output_checks(problem))
 
 
