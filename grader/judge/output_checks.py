@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..common.trees import MISSING, dotted, get_path
-from ..problem import Meta, OutputLeaf, ProblemError
+from ..problem import Case, Meta, OutputLeaf, Problem, ProblemError
 from ..problem.inputs import JaxInput, input_dims, typed_input
 from ..sandbox.wire import Leaf, Opaque
 
@@ -42,6 +42,12 @@ class CheckContext:
         """The context of one case (or any input ``raw`` as a case file holds it): its
         typed inputs and dims bound here, once."""
         return cls(meta, got, expected, typed_input(meta, raw), args_after, input_dims(meta, raw))
+
+    @classmethod
+    def for_case(cls, problem: Problem, case: Case, got: Any, args_after: Any) -> "CheckContext":
+        """The context of one of the problem's cases, from its bound inputs."""
+        inputs, dims = problem.bind(case)
+        return cls(problem.meta, got, case.expected, inputs, args_after, dims)
 
     def expected_leaf(self, spec: OutputLeaf) -> np.ndarray:
         return np.asarray(get_path(self.expected, spec.path), dtype=np.float64)

@@ -66,7 +66,7 @@ def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: boo
     req = meta.requirements
     return Request(
         source=sub.source, entry=meta.entry.name, args=meta.entry.args,
-        cases=[(c.id, typed_input(meta, c.input)) for c in cases],
+        cases=[(c.id, problem.bind(c)[0]) for c in cases],
         time_seconds=lim.time_seconds, load_seconds=lim.load_seconds, memory_mb=lim.memory_mb,
         output_kb=lim.output_kb,
         watch=tuple(dict.fromkeys((*req.calls, *req.forbid, *(n for r in req.nest for n in r)))),

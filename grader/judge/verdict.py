@@ -94,7 +94,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
     finding: Mismatch | None = None
     worst = None
     if run.status == "ok":
-        ctx = CheckContext.for_input(meta, case.input, run.output, case.expected, run.args_after)
+        ctx = CheckContext.for_case(problem, case, run.output, run.args_after)
         finding = run_checks(ctx, meta.output_checks)
         worst = ctx.worst or None
         got = to_plain(run.output)

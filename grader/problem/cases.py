@@ -33,6 +33,8 @@ class Case:
     path: Path
     input: Any
     expected: Any = None
+    # The typed inputs and dims, bound once by ``Problem.bind``.
+    _bound: tuple[dict, dict[str, int]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def hidden(self) -> bool:
@@ -69,6 +71,15 @@ class Problem:
 
     def cases_dir(self, visibility: Visibility) -> Path:
         return self.root / "cases" / visibility
+
+    def bind(self, case: Case) -> tuple[dict, dict[str, int]]:
+        """A case's typed inputs (as the child receives them) and the dims they bind,
+        checked against the constraints once: every stage of a grade reads them here."""
+        if case._bound is None:
+            from .inputs import input_dims, typed_input
+
+            case._bound = (typed_input(self.meta, case.input), input_dims(self.meta, case.input))
+        return case._bound
 
     def public_cases(self) -> list[Case]:
         return [c for c in self.cases if not c.hidden]

@@ -78,5 +78,17 @@ def test_bad_inputs_name_the_field(problem1, raw, field):
     assert err.value.field == field
 
 
+def test_a_case_is_bound_once_and_a_replaced_case_afresh(problem1):
+    from dataclasses import replace
+
+    case = problem1.cases[0]
+    first = problem1.bind(case)
+    assert problem1.bind(case) is first  # every stage reads the same typed inputs
+    inputs, dims = first
+    assert set(inputs) == set(problem1.meta.entry.args) and dims
+    other = replace(case, input=problem1.cases[-1].input)
+    assert problem1.bind(other) is not first
+
+
 def test_good_input_binds_dims(problem1):
     assert input_dims(problem1.meta, GOOD) == {"D": 2, "N": 1}
