@@ -21,6 +21,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..common.verdicts import Visibility
+from .inputs import input_dims, typed_input
 from .meta import Meta, ProblemError, parse_meta
 
 VISIBILITIES: tuple[Visibility, ...] = ("public", "hidden")
@@ -76,8 +77,6 @@ class Problem:
         """A case's typed inputs (as the child receives them) and the dims they bind,
         checked against the constraints once: every stage of a grade reads them here."""
         if case._bound is None:
-            from .inputs import input_dims, typed_input
-
             case._bound = (typed_input(self.meta, case.input), input_dims(self.meta, case.input))
         return case._bound
 
