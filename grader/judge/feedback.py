@@ -10,7 +10,7 @@ a time budget per grade.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from ..common.verdicts import Verdict
 from ..problem import Case, Problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims, resized
 from ..problem.modules import generated_inputs
+from ..report.model import CaseReport
 from .mistakes import match_mistake, mistake_table
 from .reference import reference_outputs
 from .request import make_request
@@ -30,11 +31,22 @@ CANDIDATES = 16
 
 @dataclass(frozen=True)
 class Advice:
-    """What feedback adds to a report: the first misconception hint of the cases (each
-    failing case's own is on its case report) and a counterexample."""
+    """What feedback adds to a grade, kept apart from the cases' reports: the grade's
+    first misconception hint, a counterexample, and per case id the hint its output
+    matches and the reference's costs. [`on`][grader.judge.feedback.Advice.on] puts a
+    case's part on a case report, learner's view or full."""
 
     hint: str | None = None
     counterexample: dict | None = None
+    case_hints: dict[str, str] = field(default_factory=dict)
+    reference_costs: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def on(self, case: CaseReport) -> CaseReport:
+        """``case`` with its hint and, beside its own cost, the reference's."""
+        hint = self.case_hints.get(case.id, case.hint)
+        ref = self.reference_costs.get(case.id)
+        cost = {**case.cost, **ref} if case.cost is not None and ref is not None else case.cost
+        return replace(case, hint=hint, cost=cost) if (hint, cost) != (case.hint, case.cost) else case
 
 
 @dataclass
@@ -50,23 +62,22 @@ class Feedback:
     budget_seconds: float = 2.5
 
     def apply(self, problem: Problem, sub, judged: list, verdict: str, sandbox) -> Advice:
-        """Hints on the failing cases' reports, the grade's advice, and costs, for a
-        grade whose overall ``verdict`` is known; the report is built from them after."""
+        """The grade's advice, for a grade whose overall ``verdict`` is known; the
+        report is built from it after. ``judged`` is read, never changed."""
         deadline = time.monotonic() + self.budget_seconds
-        hint, counterexample = None, None
+        hint, counterexample, case_hints = None, None, {}
         failing = [j for j in judged if j.report.verdict == Verdict.WA.value and j.got is not None]
         if self.hints and failing:
             table = mistake_table(problem, sandbox, deadline)
-            for j in failing:
-                j.report.hint = match_mistake(problem, j.case, j.got, table)
-            hint = next((j.report.hint for j in judged if j.report.hint), None)
+            matched = ((j.case.id, match_mistake(problem, j.case, j.got, table)) for j in failing)
+            case_hints = {cid: h for cid, h in matched if h}
+            hint = next((case_hints[j.case.id] for j in judged if j.case.id in case_hints), None)
         only_hidden = any(j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged) and \
             not any(not j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged)
         if self.counterexample and only_hidden and verdict in ("WA", "RE") and time.monotonic() < deadline:
             counterexample = find_counterexample(problem, sub, sandbox, deadline)
-        if self.cost:
-            add_reference_cost(problem, judged, sandbox)
-        return Advice(hint, counterexample)
+        costs = reference_costs(problem, judged, sandbox) if self.cost else {}
+        return Advice(hint, counterexample, case_hints, costs)
 
 
 # ---------------------------------------------------------- counterexample
@@ -145,10 +156,13 @@ def _first_failure(problem: Problem, sub, sandbox, candidates: list[tuple[str, A
 
 # -------------------------------------------------------------------- cost
 
-def add_reference_cost(problem: Problem, judged: list, sandbox) -> None:
+def reference_costs(problem: Problem, judged: list, sandbox) -> dict[str, dict[str, float]]:
+    """Per case id, the reference's compile and run times on the cases the submission's were measured on."""
     ref = load_submission(problem.reference_path)
     run = sandbox.run(make_request(ref, problem, [j.case for j in judged], cost=True))
+    out = {}
     for j in judged:
         cr = run.cases.get(j.case.id)
         if j.report.cost is not None and cr is not None and cr.cost is not None:
-            j.report.cost = {**j.report.cost, "ref_compile_ms": cr.cost["compile_ms"], "ref_run_ms": cr.cost["run_ms"]}
+            out[j.case.id] = {"ref_compile_ms": cr.cost["compile_ms"], "ref_run_ms": cr.cost["run_ms"]}
+    return out

@@ -17,7 +17,7 @@ from .. import __version__
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem, ProblemError
 from ..problem.catalogue import content_hash
-from ..report.model import Report, hidden_view
+from ..report.model import Report
 from ..sandbox.request import RunResult
 from . import probe_table
 from .probe_checks import missing_evidence
@@ -38,7 +38,7 @@ from .verdict import (
 
 if TYPE_CHECKING:
     from ..sandbox.host import Sandbox
-    from .feedback import Feedback
+    from .feedback import Advice, Feedback
 
 
 @dataclass
@@ -52,19 +52,23 @@ class Graded:
         excess: per case id, the worst error as a fraction of the tolerance (for the
             cases that got that far): what `grader validate` warns about.
         judged: each case's verdict with its full report (hidden data included).
+        advice: what feedback added (`None` without feedback): the report's cases carry
+            it, and so does the full report.
     """
 
     report: Report  # hidden cases reduced: what a learner may see
     run: RunResult | None
     excess: dict[str, float] | None = None  # case id -> worst error / tolerance (cases that got that far)
     judged: list[Judged] = field(default_factory=list)
+    advice: "Advice | None" = None
 
     def full_report(self) -> Report:
         """The report with hidden cases in full (inputs, expected, got): for instructors
         and authors only, never for the learner who submitted."""
         if not self.judged:
             return self.report
-        return replace(self.report, cases=[j.report for j in self.judged])
+        advice = self.advice
+        return replace(self.report, cases=[advice.on(j.report) if advice else j.report for j in self.judged])
 
 
 def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case] | None = None,
@@ -121,9 +125,8 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
     all_passed = all(j.report.verdict == Verdict.AC.value for j in judged)
     runtime = check_runtime(run, problem, (table, plan), all_passed, ended_by(run, judged)) if completed else []
     ended = [missing_evidence(run, phase, "complete run") for phase in run.phase_failures]
-    public_view = [hidden_view(j.report) if j.case.hidden else j.report for j in judged]
-    overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended),
-                             *map(case_outcome, public_view)])
+    views = [j.view() for j in judged]  # the one place hidden cases are reduced
+    overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended), *map(case_outcome, views)])
     passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
     advice = feedback.apply(problem, sub, judged, overall.verdict.value, sandbox) \
         if feedback is not None and overall.verdict is not Verdict.IE else None
@@ -131,6 +134,5 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, hint=advice.hint if advice else None,
                     counterexample=advice.counterexample if advice else None,
-                    # with the hints feedback put on them; hidden ones reduced (see report.model.hidden_view)
-                    cases=[hidden_view(j.report) if j.case.hidden else j.report for j in judged], **base)
-    return Graded(report, run, excess, judged)
+                    cases=[advice.on(v) for v in views] if advice else views, **base)
+    return Graded(report, run, excess, judged, advice)

@@ -10,7 +10,7 @@ from typing import Any
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
 from ..problem.inputs import input_dims
-from ..report.model import CaseReport
+from ..report.model import CaseReport, hidden_view
 from ..sandbox.request import CaseRun, RunResult
 from ..sandbox.wire import to_plain
 from .output_checks import CheckContext, Mismatch, run_checks, tree_diff
@@ -86,6 +86,11 @@ class Judged:
     report: CaseReport
     excess: float | None  # worst error as a fraction of the tolerance, when the values were compared
     got: Any  # the output as plain JSON-able data, when the run produced one
+
+    def view(self) -> CaseReport:
+        """What the learner may see of this case: a hidden one reduced (see
+        [`hidden_view`][grader.report.model.hidden_view]), a public one in full."""
+        return hidden_view(self.report) if self.case.hidden else self.report
 
 
 def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> Judged:

@@ -10,10 +10,11 @@ ONLY_WIDE = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().replace
     "    return {\"grads\"", "    if x.shape[1] == 4:\n        norms = norms + 1.0\n    return {\"grads\"")
 
 
-def graded(problem1, pool, source, feedback):
+def graded(problem1, pool, source, feedback, whole=False):
     sandbox = pool.take()
     try:
-        return grade_source(problem1, source, sandbox, feedback=feedback).report
+        out = grade_source(problem1, source, sandbox, feedback=feedback)
+        return out if whole else out.report
     finally:
         pool.give(sandbox)
 
@@ -35,11 +36,15 @@ def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool, warmed):
     src = (SUBMISSIONS / P1 / "wrong_answer" / "sum_not_mean.py").read_text()
     src = src.replace("jnp.sum(g[\"b\"] / f)", "jnp.sum(g[\"b\"] / f) + 0.0")  # a learner's own spelling
     # No time to build anything during the grade: the hint comes from the table built ahead.
-    report = graded(problem1, pool, src, Feedback(hints=True, counterexample=False, budget_seconds=0))
+    whole = graded(problem1, pool, src, Feedback(hints=True, counterexample=False, budget_seconds=0), whole=True)
+    report = whole.report
     assert report.hint and "summed" in report.hint
     hidden = [c for c in report.cases if c.visibility == "hidden" and c.verdict == "WA"]
     assert hidden and all(c.hint == report.hint for c in hidden)
     assert all(c.input is None and c.got is None for c in hidden)
+    # The instructor's full report carries the same hints, on cases shown in full.
+    full = {c.id: c for c in whole.full_report().cases}
+    assert all(full[c.id].hint == c.hint and full[c.id].input is not None for c in hidden)
 
 
 @pytest.mark.slow
