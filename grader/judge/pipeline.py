@@ -9,6 +9,7 @@ always returns a report."""
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,9 @@ class Graded:
         judged: each case's verdict with its full report (hidden data included).
         advice: what feedback added (`None` without feedback): the report's cases carry
             it, and so does the full report.
+        seconds: wall seconds per stage of this grade, in the judge: static, plan (the
+            probe table and its plan), sandbox (the run; `run.seconds` splits it by the
+            child's phases), checks (output and runtime checks, verdict), feedback, report.
     """
 
     report: Report  # hidden cases reduced: what a learner may see
@@ -61,6 +65,7 @@ class Graded:
     excess: dict[str, float] | None = None  # case id -> worst error / tolerance (cases that got that far)
     judged: list[Judged] = field(default_factory=list)
     advice: "Advice | None" = None
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def full_report(self) -> Report:
         """The report with hidden cases in full (inputs, expected, got): for instructors
@@ -90,14 +95,16 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
 
 def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
            feedback: "Feedback | None", strict: bool, every_perturbation: bool) -> Graded:
+    clock = _Stopwatch()
     static = static_stage(sub, problem)
     base: dict[str, Any] = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
                 problem_version=content_hash(problem), judge_version=__version__)
     pre = first_failure([checks_outcome([c for c in static if c.verdict == "CE"]),
                          checks_outcome([c for c in static if c.verdict == "RJ"])])
+    clock.lap("static")
     if pre.verdict is not Verdict.AC:
         return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
-                             message=pre.message, **base), None)
+                             message=pre.message, **base), None, seconds=clock.seconds)
 
     request = make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict)
     table, plan = None, []
@@ -109,12 +116,15 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
                                  message=f"the dependence probe cannot be prepared: {exc}", **base), None)
         plan = table.plan({c.id for c in cases}, problem.meta.requirements.depends, every_perturbation)
         request = replace(request, probe_ids=table.case_ids(plan), probe_perturbations=table.drawn(plan))
+    clock.lap("plan")
     run = sandbox.run(request)  # the host refuses a strict request in a weaker sandbox (judge_error)
+    clock.lap("sandbox")
     sandbox_info = {"layers": run.layers, "unavailable": run.unavailable}
     if run.judge_error:
         return Graded(Report(verdict="IE", verdict_title=Verdict.IE.title, reason="judge", message=run.judge_error,
-                             sandbox=sandbox_info, **base), run)
-    judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit) for c in cases]
+                             sandbox=sandbox_info, **base), run, seconds=clock.seconds)
+    judged = [judge_case(problem, c, run.cases[c.id], problem.meta.limits.memory_mb, run.exit, request.cost)
+              for c in cases]
     excess = {j.case.id: j.excess for j in judged if j.excess is not None}
     load = load_outcome(problem, run.load_status, run.load_error)
     # Runtime requirements are judged on evidence from runs that completed; a submission
@@ -128,11 +138,27 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
     views = [j.view() for j in judged]  # the one place hidden cases are reduced
     overall = first_failure([load, checks_outcome(runtime), checks_outcome(ended), *map(case_outcome, views)])
     passed = sum(1 for j in judged if j.report.verdict == Verdict.AC.value)
+    clock.lap("checks")
     advice = feedback.apply(problem, sub, judged, overall.verdict.value, sandbox) \
         if feedback is not None and overall.verdict is not Verdict.IE else None
+    clock.lap("feedback")
     report = Report(verdict=overall.verdict.value, verdict_title=overall.verdict.title, reason=overall.reason,
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, hint=advice.hint if advice else None,
                     counterexample=advice.counterexample if advice else None,
                     cases=[advice.on(v) for v in views] if advice else views, **base)
-    return Graded(report, run, excess, judged, advice)
+    clock.lap("report")
+    return Graded(report, run, excess, judged, advice, clock.seconds)
+
+
+class _Stopwatch:
+    """Wall seconds per stage: each ``lap`` charges the time since the last to its stage."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - self.last
+        self.last = now

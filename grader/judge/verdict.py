@@ -93,7 +93,9 @@ class Judged:
         return hidden_view(self.report) if self.case.hidden else self.report
 
 
-def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict) -> Judged:
+def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_info: dict,
+               cost: bool = False) -> Judged:
+    """The case's verdict and report; ``cost``: its compile and run times on the report."""
     meta = problem.meta
     got = None
     finding: Mismatch | None = None
@@ -126,7 +128,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         report.diff = tree_diff(meta, input_dims(meta, case.input), run.output)
     if finding and finding.reason == "nan":
         report.worst = finding.detail
-    report.cost = run.cost
+    report.cost = run.cost if cost else None
     return Judged(case, report, worst.get("excess") if worst else None, got)
 
 

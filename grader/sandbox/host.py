@@ -10,6 +10,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import asdict
 from contextlib import contextmanager
 from typing import IO, Any, Callable, Iterator
@@ -63,7 +64,7 @@ class Sandbox:
             proc = self.start()
             header, blob = request.frame()
             wire.write_frame(_pipe(proc.stdin), header, blob)
-            _Collector(result).collect(_pipe(proc.stdout), request.output_kb * 1024)
+            _Collector(result, time.perf_counter()).collect(_pipe(proc.stdout), request.output_kb * 1024)
         except (EOFError, OSError, RuntimeError, wire.WireError) as exc:
             self.close()
             result.judge_error = f"the sandbox failed: {exc}"
@@ -82,14 +83,24 @@ def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
 class _Collector:
     """One run's messages, applied in the order they came."""
 
-    def __init__(self, result: RunResult) -> None:
+    def __init__(self, result: RunResult, sent: float | None = None) -> None:
         self.result = result
         self.current: tuple[str, str | None] | None = None  # (phase, case id) that is running
         self.locked = False  # the child reported its lockdown: from here on submission code may run
+        # The time since ``clock`` is charged to the phase ``timed``.
+        self.clock, self.timed = time.perf_counter() if sent is None else sent, "start"
 
     def collect(self, stream: IO[bytes], output_bytes: int) -> None:
         while True:
             message = read_message(stream, RUN, output_bytes)
+            now = time.perf_counter()
+            seconds = self.result.seconds
+            seconds[self.timed] = seconds.get(self.timed, 0.0) + now - self.clock
+            self.clock = now
+            if isinstance(message, Begin):
+                self.timed = message.phase
+            elif isinstance(message, Done):
+                self.timed = "exit"
             if isinstance(message, Exit):
                 self.result.exit = message.to_header()
                 _finish(self.result, self.current, self.result.exit, self.locked)

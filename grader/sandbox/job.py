@@ -51,7 +51,6 @@ class Job:
     probe_ids: tuple[str, ...] = ()
     # Each a (factor, shift, lane frequency, lane phase, extra passes): see ``probe.PARAMS``.
     probe_perturbations: tuple[tuple[float, ...], ...] = ()
-    cost: bool = False
     wall_seconds: float | None = None  # a bound on the whole run (feedback's budget)
     readable: tuple[str, ...] = ()  # what Landlock leaves readable
     xla_cache: str | None = None
@@ -82,7 +81,6 @@ class Job:
             strict=f.flag("strict"),
             probe_ids=texts(f.items("probe_ids", MAX_CASES), "probe_ids", MAX_ID),
             probe_perturbations=tuple(_perturbation(p) for p in f.items("probe_perturbations", MAX_PERTURBATIONS)),
-            cost=f.flag("cost"),
             wall_seconds=f.number("wall_seconds") if f.present("wall_seconds") else None,
             readable=texts(f.items("readable", MAX_PATHS), "readable", 4096),
             xla_cache=f.text("xla_cache") if f.present("xla_cache") else None,

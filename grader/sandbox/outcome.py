@@ -49,7 +49,9 @@ class ProgramOps:
 
 @dataclass(frozen=True)
 class Cost:
-    """A second call's time split from the first's (asked for by feedback)."""
+    """A case's time under jit, split: ``compile_ms`` traced, lowered and compiled the
+    entry's program for this signature (0 when an earlier case's program served),
+    ``run_ms`` ran it and waited for the outputs."""
 
     compile_ms: float
     run_ms: float

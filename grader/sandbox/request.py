@@ -35,7 +35,7 @@ class CaseRun:
     args_after: Any = None
     error: dict | None = None  # type, message, line (in the submission's file, or None)
     stdout: str = ""
-    cost: dict | None = None  # compile_ms, run_ms (when asked for)
+    cost: dict | None = None  # compile_ms, run_ms (a case that ran under jit)
     perturbation: int = 0  # a probe rerun: which of the request's probe perturbations
     # The size of the program that computed the output: {"ops": n, "how": "traced"|"eager"}.
     # For hidden cases it decides a rule's pass or fail, and never appears in a report.
@@ -57,6 +57,9 @@ class RunResult:
     judge_error: str | None = None
     complete: bool = False  # the child said "done": every phase it was asked for finished
     phase_failures: dict[str, str] = field(default_factory=dict)  # sizes|runtime|probe|child -> how it ended
+    # Wall seconds per phase, timed in the judge as the frames arrive: start (the fork and
+    # the lockdown), load, sizes, case (every case), runtime, probe, exit (the child's end).
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def over_budget(self) -> bool:
@@ -78,7 +81,7 @@ class Request:
     perturbed: tuple[str, ...] = ()  # the transform chain the dependence probe perturbs
     probe: bool = False
     size_inputs: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
-    cost: bool = False  # time a second call per case, to split compile from run time
+    cost: bool = False  # the judge puts each case's compile and run times on its report
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
     strict: bool = False  # the child stops before loading the submission unless every layer is active
     probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
@@ -103,7 +106,7 @@ class Request:
                               for (size, _), node in zip(self.size_inputs, nodes[len(self.cases):])),
             strict=self.strict, probe_ids=tuple(self.probe_ids),
             probe_perturbations=tuple(perturbation(f) for f in self.probe_perturbations[:MAX_PERTURBATIONS]),
-            cost=self.cost, wall_seconds=self.wall_seconds,
+            wall_seconds=self.wall_seconds,
             readable=tuple(default_readable_paths() + ([cache] if cache else [])), xla_cache=cache,
             disabled_layers=tuple(x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",")
                                   if x.strip()))

@@ -94,7 +94,6 @@ def _serve(job: Job, blob: bytes, chan: Channel) -> None:
     passes = any(p[4] for p in perturbations)  # the perturbation lengthens a loop: see child/perturb.py
     recorder = Recorder(job.perturbed, passes=passes)
     run = Run(job.source, job.entry, watched, recorder)
-    run.cost = job.cost
     run.count_eager = bool(job.size_inputs)
     loaded = run.load()
     chan.send(Load(loaded))
