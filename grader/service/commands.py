@@ -102,9 +102,12 @@ def _rate(value: str):
               show_default=True, help="Event streams (/events) one account may hold open at once; past it 429.")
 @click.option("--max-streams", "streams_total", type=click.IntRange(1, 1_000_000), default=1000,
               show_default=True, help="Event streams the server holds open in all; past it 503.")
+@click.option("--no-warm", is_flag=True,
+              help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
+                   "idle; a problem is still warmed before its first grade.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
           max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
-          streams_per_learner, streams_total) -> None:
+          streams_per_learner, streams_total, no_warm) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Quotas, ServiceConfig, default_db_url
 
@@ -121,7 +124,8 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
                            scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
                            quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
                            shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted,
-                           streams_per_learner=streams_per_learner, streams_total=streams_total)
+                           streams_per_learner=streams_per_learner, streams_total=streams_total,
+                           warm_idle=not no_warm)
     from .server import serve as run
 
     run(config, explicit_db=db_url is not None)

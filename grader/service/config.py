@@ -108,6 +108,7 @@ class ServiceConfig:
     poll_seconds: float = 0.5
     session_hours: float = 12.0
     warm_up: bool = True
+    warm_idle: bool = True  # idle workers warm every problem, most-submitted first (see ``warming``)
     shutdown_grace: float = 10.0  # seconds running grades get to finish when the server stops
     # None: X-Forwarded-* headers are ignored, so no client can pick the address its login
     # attempts are counted under, nor claim HTTPS; else the proxies trusted to set them.

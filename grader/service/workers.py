@@ -16,6 +16,7 @@ from . import jobs
 from .config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
+from .warming import Warming, most_used_first
 
 log = logging.getLogger("grader.service")
 
@@ -34,6 +35,7 @@ class Workers:
         self._client = None
         self._filled: set[str] = set()
         self._fill_lock = threading.Lock()
+        self.warming = Warming([])  # local workers: every problem, from start (see ``start``)
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
         self.on_change: Callable[..., None] = lambda sub_id=None: None  # a row changed status (None: any)
@@ -51,8 +53,11 @@ class Workers:
             self._client = Client(self.config.scheduler, timeout="30s")
             grade = self._grade_dask
         else:
+            from ..problem import all_problem_ids
             from ..sandbox.host import Pool
 
+            if self.config.warm_idle:
+                self.warming = Warming(most_used_first(self.db, all_problem_ids()))
             self._pool = Pool(self.config.workers)
             self._sandboxes = list(self._pool.sandboxes)
             grade = None
@@ -183,6 +188,8 @@ class Workers:
                     log.exception("worker %s: claim failed", wid)
                     job = None
                 if job is None:
+                    if sandbox is not None and self.warming.warm_next(sandbox):
+                        continue  # one problem warmed: look at the queue again before the next
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue
@@ -231,6 +238,9 @@ class Workers:
         else:
             try:
                 if grade is None:
+                    # The same code gets the same feedback on its first grade as later: the
+                    # problem's tables are built before it is graded, not during.
+                    self.warming.ensure(problem, sandbox)
                     self._fill_cache(problem)
                     outcome = grade_problem(problem, job.kind, job.source, job.id, sandbox, c.feedback,
                                             c.strict_sandbox)

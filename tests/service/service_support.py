@@ -63,8 +63,10 @@ class Server:
     """`python -m grader serve` in a process of its own; ``kill()`` is kill -9."""
 
     def __init__(self, db_url: str, *args: str, workers: int | None = 1, problems: Path | None = None,
-                 log: Path | None = None) -> None:
-        self.db_url, self.args, self.workers = db_url, list(args), workers
+                 log: Path | None = None, warm: bool = False) -> None:
+        # Idle workers warming every problem would compete with what a test times or
+        # kills; test_service_warming.py runs the default.
+        self.db_url, self.args, self.workers = db_url, [*args, *([] if warm else ["--no-warm"])], workers
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ)

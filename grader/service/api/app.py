@@ -88,7 +88,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
         alive = workers.alive()
         body = HealthOut(ok=ok_db and alive == config.workers, database=ok_db,
                          workers={"configured": config.workers, "alive": alive}, engine=config.engine,
-                         sandbox=workers.sandbox_info, version=__version__)
+                         sandbox=workers.sandbox_info, warming=workers.warming.pending(), version=__version__)
         return JSONResponse(body.model_dump(), status_code=200 if body.ok else 503)
 
     return SecurityHeaders(NulGuard(BodyLimit(app, MAX_BODY_BYTES)), PREFIX)

@@ -161,4 +161,6 @@ class HealthOut(BaseModel):
     workers: dict[str, int]
     engine: str
     sandbox: dict[str, Any] | None = Field(description="layers active in the latest grade (or the warm-up)")
+    warming: list[str] = Field(default_factory=list,
+                               description="problems whose tables idle workers have not built yet, next first")
     version: str
