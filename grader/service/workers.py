@@ -33,8 +33,6 @@ class Workers:
         self._pool = None
         self._sandboxes: list = []
         self._client = None
-        self._filled: set[str] = set()
-        self._fill_lock = threading.Lock()
         self.warming = Warming([])  # local workers: every problem, from start (see ``start``)
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
@@ -153,18 +151,6 @@ class Workers:
             except (ProblemError, OSError):
                 continue
 
-    def _fill_cache(self, problem) -> None:
-        """The batch's XLA cache for eager submissions, filled once per problem by the
-        trusted judge (a no-op when already filled on this machine)."""
-        if problem.id in self._filled or self.config.engine == "dask":
-            return
-        with self._fill_lock:
-            if problem.id not in self._filled:
-                from ..sandbox.xla_cache import fill
-
-                fill(problem)
-                self._filled.add(problem.id)
-
     def _loop(self, wid: str, grade: Callable | None) -> None:
         sandbox = None
         if grade is None:
@@ -239,9 +225,8 @@ class Workers:
             try:
                 if grade is None:
                     # The same code gets the same feedback on its first grade as later: the
-                    # problem's tables are built before it is graded, not during.
+                    # problem's tables (and the XLA cache) are built before it is graded, not during.
                     self.warming.ensure(problem, sandbox)
-                    self._fill_cache(problem)
                     outcome = grade_problem(problem, job.kind, job.source, job.id, sandbox, c.feedback,
                                             c.strict_sandbox)
                 else:
