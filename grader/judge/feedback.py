@@ -46,7 +46,7 @@ class Advice:
         hint = self.case_hints.get(case.id, case.hint)
         ref = self.reference_costs.get(case.id)
         cost = {**case.cost, **ref} if case.cost is not None and ref is not None else case.cost
-        return replace(case, hint=hint, cost=cost) if (hint, cost) != (case.hint, case.cost) else case
+        return replace(case, hint=hint, cost=cost)
 
 
 @dataclass

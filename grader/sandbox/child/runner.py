@@ -149,9 +149,8 @@ class Run:
             call_args = _positional(inputs, args)
             start = time.perf_counter()
             try:
-                known = len(self.programs)
                 program = self.program(call_args)
-                fresh = len(self.programs) != known or program.compiled is None
+                fresh = program.compiled is None  # traced just now, or only for the size measurement
                 program.compile()
                 compiled = time.perf_counter()
                 out, after = program.run(call_args, _OFF, _NEUTRAL)
