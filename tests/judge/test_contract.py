@@ -3,6 +3,7 @@ how the judge runs the entry (its jit contract) and what code may use, both gene
 from the problem's requirements and the allow-list table."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -22,7 +23,8 @@ def test_every_statement_states_its_jit_contract_and_what_code_may_use(pid):
     assert text.count(HEADING) == 1
     assert f"- {jit_line(problem.meta)}" in text and f"- {may_use_line()}" in text
     # After the requirements where there are some, always before the worked examples.
-    assert text.find("## Requirements") < text.index(HEADING) < text.index("xamples\n")
+    examples = re.search(r"^## .*xamples$", text, re.M)
+    assert examples is not None and text.find("## Requirements") < text.index(HEADING) < examples.start()
 
 
 def test_a_traced_problem_says_untraceable_code_is_rejected_and_the_others_say_it_runs_eagerly():

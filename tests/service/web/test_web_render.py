@@ -58,11 +58,11 @@ def panel(report: dict) -> str:
                                                   position=None, age=None, viewer=None, api="/api/v1", path="/")
 
 
-def test_statement_markdown_escapes_html_and_shows_math_as_code():
+def test_statement_markdown_escapes_html_and_keeps_math_as_escaped_tex():
     html = statement_html("# Title\n\nThe norm $\\lVert g_n \\rVert$ of *g*.\n\n<script>alert(1)</script>\n\n"
                           "[x](javascript:alert(1))\n\n    code <b>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     assert "<h1>" not in html  # the page shows the title itself
-    assert '<code class="math">\\lVert g_n \\rVert</code>' in html and "<em>g</em>" in html
+    assert '<span class="math inline">\\lVert g_n \\rVert</span>' in html and "<em>g</em>" in html
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert 'href="javascript' not in html
     assert "<pre><code>code &lt;b&gt;" in html and "<table>" in html
@@ -71,7 +71,8 @@ def test_statement_markdown_escapes_html_and_shows_math_as_code():
 
 def test_result_panel_shows_worst_element_diff_hint_counterexample_and_requirement_failures():
     html = panel(REPORT)
-    assert '<span class="verdict big v-WA">WA</span>' in html and "Wrong Answer" in html and "1/3 cases passed" in html
+    assert '<span class="verdict big v-WA">WA</span>' in html and "Wrong Answer" in html
+    assert "public 0/2, hidden 1/2" in html
     assert "Hint:</strong> the bias entry is left out of the gradient norm" in html
     assert "Requirements not met" in html and "but never on a function that calls jax.grad" in html
     worst = re.search(r'<table class="worst">(.*?)</table>', html, re.S).group(1)
