@@ -77,15 +77,18 @@ class Graded:
 
 
 def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case] | None = None,
-          feedback: "Feedback | None" = None, strict: bool = False, every_perturbation: bool = False) -> Graded:
+          feedback: "Feedback | None" = None, strict: bool = False, every_perturbation: bool = False,
+          costs: bool = False) -> Graded:
     """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
-    hints, a public counterexample for hidden failures, compile/run costs.
+    hints, a public counterexample for hidden failures, the reference's compile/run costs.
+    ``costs`` puts each case's own compile and run times on the report (they are measured
+    in every grade; feedback's ``cost`` implies them).
     ``every_perturbation`` probes under every perturbation of the problem's table instead
     of one drawn at random (``validate`` does, for the files that must be accepted). Always
     returns a report: a failure of the judge's own code is IE, never an exception."""
     try:
         return _grade(problem, sub, sandbox, problem.cases if cases is None else cases, feedback, strict,
-                      every_perturbation)
+                      every_perturbation, costs)
     except Exception as exc:  # the judge's fault; the type only, since details may echo hidden data
         traceback.print_exc(file=sys.stderr)
         return Graded(Report(problem=problem.id, submission=sub.path, verdict="IE", verdict_title=Verdict.IE.title,
@@ -94,7 +97,7 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
 
 
 def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
-           feedback: "Feedback | None", strict: bool, every_perturbation: bool) -> Graded:
+           feedback: "Feedback | None", strict: bool, every_perturbation: bool, costs: bool) -> Graded:
     clock = _Stopwatch()
     static = static_stage(sub, problem)
     base: dict[str, Any] = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
@@ -106,7 +109,7 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
         return Graded(Report(verdict=pre.verdict.value, verdict_title=pre.verdict.title, reason=pre.reason,
                              message=pre.message, **base), None, seconds=clock.seconds)
 
-    request = make_request(sub, problem, cases, cost=bool(feedback and feedback.cost), strict=strict)
+    request = make_request(sub, problem, cases, cost=costs or bool(feedback and feedback.cost), strict=strict)
     table, plan = None, []
     if request.probe:
         try:

@@ -5,6 +5,7 @@
     reference.py      the reference solution (graded like any submission)
     oracle.py         independent float64 NumPy implementations, no JAX
     generator.py      seeded input generator (optional)
+    editorial.md      the editorial learners read after solving (optional; not graded)
     cases/public/*.json, cases/hidden/*.json
 """
 from __future__ import annotations
@@ -57,6 +58,10 @@ class Problem:
     @property
     def statement_path(self) -> Path:
         return self.root / "statement.md"
+
+    @property
+    def editorial_path(self) -> Path:
+        return self.root / "editorial.md"
 
     @property
     def reference_path(self) -> Path:

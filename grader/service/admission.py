@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -32,7 +33,7 @@ def _estimate_wait(s: Session, ahead: int, workers: int) -> float:
 
 
 def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | None, limits: Quotas,
-          workers: int) -> Admitted:
+          workers: int, custom_input: Any = None) -> Admitted:
     sha = hashlib.sha256(source.encode()).hexdigest()
     with db.write() as s:
         s.scalars(select(User).where(User.id == who.user_id).with_for_update()).one()
@@ -40,7 +41,9 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
             earlier = s.scalar(select(Submission).where(Submission.user_id == who.user_id,
                                                          Submission.idempotency_key == key))
             if earlier is not None:
-                if (earlier.problem, earlier.kind, earlier.source_sha256) != (problem, kind, sha):
+                # A custom run's input is part of the request: another input is another request.
+                if (earlier.problem, earlier.kind, earlier.source_sha256, earlier.custom_input) != \
+                        (problem, kind, sha, custom_input):
                     raise Refused(422, "Idempotency-Key: already used for a different submission")
                 return Admitted(earlier, False)
         depth = jobs.depth(s)
@@ -59,5 +62,6 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
                                    f"{used / 2**20:.1f} MiB, at most {limits.storage_per_day / 2**20:.0f} MiB; "
                                    "try again later", max(60.0, wait))
             take(s, who.user_id, kind, limits)
-        sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor)
+        sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor,
+                          custom_input=custom_input)
     return Admitted(sub, True)

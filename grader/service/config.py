@@ -12,6 +12,7 @@ from pathlib import Path
 DB_ENV = "JAXJUDGE_DB"
 DEFAULT_DB_FILE = "jaxjudge.sqlite3"
 MAX_SOURCE_BYTES = 64 * 1024
+MAX_INPUT_BYTES = 64 * 1024  # a custom run's input as JSON: far above what any problem's sizes allow
 # A JSON body carries the source escaped (a control character costs 6 bytes), plus a few fields.
 MAX_BODY_BYTES = 6 * MAX_SOURCE_BYTES + 4096
 

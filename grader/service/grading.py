@@ -7,7 +7,7 @@ rendered with the judge's formats."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..common.verdicts import Verdict
@@ -33,18 +33,37 @@ def feedback_for(enabled: bool):
 
 
 def grade_problem(problem: Problem, kind: str, source: str, sub_id: str, sandbox: "Sandbox", feedback: bool,
-                  strict: bool) -> Outcome:
+                  strict: bool, custom_input: Any = None) -> Outcome:
     from ..judge.pipeline import grade
     from ..judge.submission import parse_source
 
+    sub = parse_source(source, submission_name(sub_id))
+    if kind == "custom":
+        return _custom(problem, sub, custom_input, sandbox)
     cases = problem.public_cases() if kind == "run" else None
-    graded = grade(problem, parse_source(source, submission_name(sub_id)), sandbox, cases=cases,
-                   feedback=feedback_for(feedback), strict=strict)
-    report = graded.report
+    # Costs are free (the child times every compile): the panel shows compile and run apart.
+    graded = grade(problem, sub, sandbox, cases=cases, feedback=feedback_for(feedback), strict=strict, costs=True)
+    return _outcome(problem, graded.report, graded.full_report())
+
+
+def _custom(problem: Problem, sub, raw_input: Any, sandbox: "Sandbox") -> Outcome:
+    from ..judge.custom import custom_run
+    from ..problem.inputs import InputError
+
+    try:
+        report = custom_run(problem, sub, raw_input, sandbox)
+    except InputError as exc:  # the problem changed since the input was admitted
+        report = Report(problem=problem.id, submission=sub.path, verdict=Verdict.IE.value,
+                        verdict_title=Verdict.IE.title, reason="judge", total=1, judge_version=__version__,
+                        message=f"the problem's constraints changed since this input was sent: {exc}")
+    return _outcome(problem, report, report)
+
+
+def _outcome(problem: Problem, report: Report, full: Report) -> Outcome:
     inputs = {".".join(i.path): i.dtype or i.kind for i in problem.meta.inputs}
     outputs = {".".join(o.path): o.dtype for o in problem.meta.outputs}
-    learner, full = (bound_report(r.to_json(), inputs, outputs) for r in (report, graded.full_report()))
-    return Outcome(report.verdict, report.passed, report.total, learner, full, report.problem_version,
+    learner, stored_full = (bound_report(r.to_json(), inputs, outputs) for r in (report, full))
+    return Outcome(report.verdict, report.passed, report.total, learner, stored_full, report.problem_version,
                    report.judge_version)
 
 
@@ -56,7 +75,7 @@ def ie_outcome(problem_id: str, kind: str, sub_id: str, message: str) -> Outcome
     total, version = 0, ""
     try:
         problem = find_problem(problem_id)
-        total = len(problem.public_cases() if kind == "run" else problem.cases)
+        total = {"run": len(problem.public_cases()), "custom": 1}.get(kind, len(problem.cases))
         version = content_hash(problem)
     except (ProblemError, OSError):
         pass

@@ -13,13 +13,14 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, func, select, tuple_, update
 from sqlalchemy.orm import Session, undefer
 
 from ..report.stored import storable
-from .models import Submission, Worker, utcnow
+from .models import KINDS, Submission, Worker, utcnow
 from .ratelimit import refund
 
 HOST = socket.gethostname()[:255]
@@ -36,10 +37,12 @@ class Job:
     kind: str
     source: str
     attempts: int
+    custom_input: Any = None  # a custom run's input; None for Run and Submit
 
     @property
-    def source_bytes(self) -> int:
-        return len(self.source.encode("utf-8", "surrogatepass"))
+    def sent_bytes(self) -> int:
+        """What the learner sent: the source and a custom run's input."""
+        return len(self.source.encode("utf-8", "surrogatepass")) + _doc_bytes(self.custom_input)
 
 
 def new_id() -> str:
@@ -47,11 +50,12 @@ def new_id() -> str:
 
 
 def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, source_sha256: str,
-            key: str | None = None, charged: bool = False) -> Submission:
+            key: str | None = None, charged: bool = False, custom_input: Any = None) -> Submission:
     now = utcnow()
     sub = Submission(id=new_id(), user_id=user_id, problem=problem, kind=kind, source=source,
                      source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=OWN,
-                     created_at=now, queued_at=now, attempts=0, stored_bytes=len(source.encode("utf-8")))
+                     created_at=now, queued_at=now, attempts=0, custom_input=custom_input,
+                     stored_bytes=len(source.encode("utf-8")) + _doc_bytes(custom_input))
     s.add(sub)
     s.flush()
     return sub
@@ -73,7 +77,7 @@ def claim(db, worker_id: str, max_attempts: int | None = None) -> Job | None:
             update(Submission).where(Submission.pk == first.scalar_subquery(), *claimable)
             .values(status="running", attempts=Submission.attempts + 1, claimed_by=worker_id, started_at=now)
             .returning(Submission.pk, Submission.id, Submission.problem, Submission.kind, Submission.source,
-                       Submission.attempts),
+                       Submission.attempts, Submission.custom_input),
             execution_options={"synchronize_session": False}).all()
         if len(rows) != 1:
             return None
@@ -130,7 +134,7 @@ def finish(db, job: Job, worker_id: str, outcome: Outcome, limits=None, sandbox:
             .values(status="done", finished_at=now, verdict=outcome.verdict, passed=outcome.passed,
                     total=outcome.total, report=outcome.report, full_report=outcome.stored_full(),
                     problem_version=outcome.problem_version, judge_version=outcome.judge_version,
-                    stored_bytes=job.source_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()))
+                    stored_bytes=job.sent_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()))
             .returning(Submission.user_id, Submission.kind, Submission.charged),
             execution_options={"synchronize_session": False}).all()
         values = dict(busy_with=None, heartbeat_at=now)
@@ -322,7 +326,7 @@ def stats(s: Session, stale_seconds: float) -> dict:
     alive = [w for w in workers if w.heartbeat_at >= now - timedelta(seconds=stale_seconds)]
     return {"depth": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),
             "done": int(counts.get("done", 0)),
-            "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in ("run", "submit")},
+            "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in KINDS},
             "oldest_age_seconds": round((now - oldest).total_seconds(), 3) if oldest else None,
             "workers": {"alive": len(alive), "busy": sum(1 for w in alive if w.busy_with)}}
 

@@ -56,7 +56,7 @@ class UTCDateTime(TypeDecorator):
 JsonDoc = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 
 STATUSES = ("queued", "running", "done")
-KINDS = ("run", "submit")
+KINDS = ("run", "submit", "custom")  # custom: the learner's own input, beside the reference
 ROLES = ("learner", "instructor")
 
 
@@ -102,7 +102,7 @@ class Submission(Base):
     __tablename__ = "submissions"
     __table_args__ = (
         CheckConstraint("status IN ('queued', 'running', 'done')", name="ck_submissions_status"),
-        CheckConstraint("kind IN ('run', 'submit')", name="ck_submissions_kind"),
+        CheckConstraint("kind IN ('run', 'submit', 'custom')", name="ck_submissions_kind"),
         UniqueConstraint("user_id", "idempotency_key", name="uq_submissions_idempotency"),
         Index("ix_submissions_queue", "status", "priority", "queued_at", "pk"),
         Index("ix_submissions_user", "user_id", "pk"),
@@ -119,6 +119,8 @@ class Submission(Base):
     # columns it shows; one submission's view asks for them (``REPORT_COLUMNS``).
     source: Mapped[str] = mapped_column(Text, deferred=True)
     source_sha256: Mapped[str] = mapped_column(String(64))
+    # A custom run's input, as the learner sent it (checked against the constraints); NULL otherwise.
+    custom_input: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc, deferred=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     charged: Mapped[bool] = mapped_column(Boolean, default=False)  # a rate token was taken (refunded on IE/CE)
     status: Mapped[str] = mapped_column(String(8))

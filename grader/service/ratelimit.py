@@ -21,8 +21,13 @@ class Refused(Exception):
         self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
 
 
+def bucket_of(kind: str) -> str:
+    """A custom run draws on the Run bucket: it costs what a Run costs."""
+    return "submit" if kind == "submit" else "run"
+
+
 def _rate(limits: Quotas, kind: str) -> Rate:
-    return limits.run if kind == "run" else limits.submit
+    return limits.submit if kind == "submit" else limits.run
 
 
 def _bucket(s: Session, user_id: int, kind: str, rate: Rate) -> RateBucket:
@@ -39,6 +44,7 @@ def _bucket(s: Session, user_id: int, kind: str, rate: Rate) -> RateBucket:
 
 
 def take(s: Session, user_id: int, kind: str, limits: Quotas) -> None:
+    kind = bucket_of(kind)
     rate = _rate(limits, kind)
     bucket = _bucket(s, user_id, kind, rate)
     if bucket.tokens < 1.0:
@@ -49,6 +55,7 @@ def take(s: Session, user_id: int, kind: str, limits: Quotas) -> None:
 
 
 def refund(s: Session, user_id: int, kind: str, limits: Quotas) -> None:
+    kind = bucket_of(kind)
     rate = _rate(limits, kind)
     bucket = _bucket(s, user_id, kind, rate)
     bucket.tokens = min(float(rate.burst), bucket.tokens + 1.0)

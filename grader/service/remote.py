@@ -6,11 +6,11 @@ from __future__ import annotations
 _SANDBOX = None
 
 
-def grade_remote(problem, kind: str, source: str, sub_id: str, feedback: bool, strict: bool):
+def grade_remote(problem, kind: str, source: str, sub_id: str, feedback: bool, strict: bool, custom_input=None):
     global _SANDBOX
     from ..sandbox.host import Sandbox
     from .grading import grade_problem
 
     if _SANDBOX is None:
         _SANDBOX = Sandbox()
-    return grade_problem(problem, kind, source, sub_id, _SANDBOX, feedback, strict)
+    return grade_problem(problem, kind, source, sub_id, _SANDBOX, feedback, strict, custom_input)

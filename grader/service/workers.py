@@ -228,7 +228,7 @@ class Workers:
                     # problem's tables (and the XLA cache) are built before it is graded, not during.
                     self.warming.ensure(problem, sandbox)
                     outcome = grade_problem(problem, job.kind, job.source, job.id, sandbox, c.feedback,
-                                            c.strict_sandbox)
+                                            c.strict_sandbox, job.custom_input)
                 else:
                     outcome = grade(problem, job)
             except Exception as exc:  # the judge's own bug: the learner gets IE, the log the trace
@@ -251,5 +251,6 @@ class Workers:
 
         c = self.config
         future = self._client.submit(grade_remote, problem, job.kind, job.source, job.id, c.feedback,
-                                     c.strict_sandbox, pure=False, retries=1, key=f"grade-{job.id}-{job.attempts}")
+                                     c.strict_sandbox, job.custom_input,
+                                     pure=False, retries=1, key=f"grade-{job.id}-{job.attempts}")
         return future.result()

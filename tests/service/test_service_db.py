@@ -380,3 +380,39 @@ def test_the_migration_from_the_first_schema_counts_storage_and_keeps_one_copy_o
         database.close()
     assert rows["run"][0] and not rows["submit"][0]
     assert rows["run"][1] == len("x = 1") + len(doc) and rows["submit"][1] > rows["run"][1]
+
+
+def test_the_custom_runs_migration_keeps_old_rows_admits_the_new_kind_and_goes_back(db_url):
+    from alembic import command
+    from sqlalchemy.exc import IntegrityError
+
+    from grader.service.db import Database, alembic_config, upgrade
+
+    row = ("INSERT INTO submissions (id, user_id, problem, kind, source, source_sha256, charged, status, priority, "
+           "created_at, queued_at, attempts{extra}) VALUES (:id, 1, :p, :kind, 'x = 1', :sha, false, 'queued', 0, :t, "
+           ":t, 0{values})")
+    database = Database(db_url)
+    try:
+        with database.engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0002")
+            conn.execute(text("INSERT INTO users (email, role, created_at) VALUES ('a@x.org', 'learner', :t)"),
+                         {"t": utcnow()})
+            conn.execute(text(row.format(extra="", values="")), {"id": "old", "p": P1, "kind": "run", "sha": "0" * 64,
+                                                                  "t": utcnow()})
+        upgrade(database)
+        new = row.format(extra=", custom_input", values=", :input")
+        with database.engine.begin() as conn:
+            conn.execute(text(new), {"id": "new", "p": P1, "kind": "custom", "sha": "0" * 64, "t": utcnow(),
+                                     "input": json.dumps({"x": [1.0]})})
+        with pytest.raises(IntegrityError), database.engine.begin() as conn:
+            conn.execute(text(new), {"id": "bad", "p": P1, "kind": "other", "sha": "0" * 64, "t": utcnow(),
+                                     "input": None})
+        with database.engine.connect() as conn:
+            kinds = dict(conn.execute(text("SELECT id, kind FROM submissions")).all())
+        with database.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0002")
+        with database.engine.connect() as conn:
+            left = [r[0] for r in conn.execute(text("SELECT id FROM submissions")).all()]
+    finally:
+        database.close()
+    assert kinds == {"old": "run", "new": "custom"} and left == ["old"]

@@ -58,4 +58,4 @@ def test_the_queue_cap_counts_what_people_sent_not_the_rejudges(env):
     full = post(c["bob"], SRC, "run")
     assert full.status_code == 503 and "queue is full (4 waiting)" in full.json()["detail"]
     q = c["teacher"].get("/queue").json()
-    assert q["depth"] == REJUDGED + 4 and q["queued_by_kind"] == {"run": 4, "submit": REJUDGED}
+    assert q["depth"] == REJUDGED + 4 and q["queued_by_kind"] == {"run": 4, "submit": REJUDGED, "custom": 0}

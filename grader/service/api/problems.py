@@ -1,5 +1,6 @@
 """Problems as a learner may see them: statement, worked examples (the public
-cases), limits and requirements. Hidden cases are counted, never shown."""
+cases), limits and requirements; the editorial after an accepted Submit. Hidden cases
+are counted, never shown."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,8 +11,9 @@ from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_pro
 from ...problem.catalogue import content_hash
 from ...judge.contract import statement_text
 from ..accounts import Principal
-from .deps import current
-from .schemas import Example, Limits, ProblemDetail, ProblemSummary, errors
+from ..web.editorial import LOCKED, document, may_read
+from .deps import Context, ctx, current
+from .schemas import EditorialOut, Example, Limits, ProblemDetail, ProblemSummary, errors
 
 router = APIRouter(tags=["problems"])
 
@@ -54,3 +56,21 @@ def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(curr
                          limits=Limits(**dataclasses.asdict(p.meta.limits)), requirements=req, outputs=outputs,
                          examples=[Example(id=c.id, input=c.input, expected=c.expected) for c in p.public_cases()],
                          problem_version=content_hash(p))
+
+
+@router.get("/problems/{problem_id}/editorial", response_model=EditorialOut, responses=errors(401, 403, 404, 422))
+def editorial(problem_id: str = Path(max_length=64), who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """The editorial: 403 until the caller has an accepted Submit on the problem
+    (instructors may always read it); 404 when the problem shows none."""
+    try:
+        doc = document(problem_id)
+    except ProblemError as exc:
+        raise HTTPException(500, f"problem {problem_id!r} is broken: {exc.detail}") from None
+    if doc is None:
+        raise HTTPException(404, f"no such problem {problem_id!r}")
+    if doc.empty:
+        raise HTTPException(404, f"problem {problem_id!r} has no editorial")
+    if not may_read(c.db, who, problem_id):
+        raise HTTPException(403, LOCKED)
+    return EditorialOut(problem=doc.problem, title=doc.title, markdown=doc.markdown, html=doc.html,
+                        reference=doc.reference)

@@ -39,7 +39,19 @@ def errors(*codes: int) -> dict:
 class SubmissionIn(Strict):
     problem: str = Field(pattern=PROBLEM_ID, max_length=64)
     source: str = Field(description="the Python file, UTF-8; at most 64 KiB")
-    kind: Literal["run", "submit"] = Field(description="run: the public cases; submit: every case")
+    kind: Literal["run", "submit", "custom"] = Field(
+        description="run: the public cases; submit: every case; custom: your own `input`, beside the reference")
+    input: dict[str, Any] | None = Field(
+        None, description="custom only: the entry's arguments by name, as a case's `input` holds them (checked "
+                          "against the problem's constraints)")
+
+
+class SourceOut(BaseModel):
+    id: str
+    problem: str
+    kind: str
+    source: str = Field(description="the code as it was sent")
+    input: dict[str, Any] | None = Field(description="a custom run's input; null otherwise")
 
 
 class SubmissionCreated(BaseModel):
@@ -164,3 +176,12 @@ class HealthOut(BaseModel):
     warming: list[str] = Field(default_factory=list,
                                description="problems whose tables idle workers have not built yet, next first")
     version: str
+
+
+class EditorialOut(BaseModel):
+    problem: str
+    title: str = Field(description="the problem's title")
+    markdown: str | None = Field(description="editorial.md; null when the problem has none and shows the "
+                                             "reference alone")
+    html: str | None = Field(description="the Markdown as the problem page renders a statement (title line dropped)")
+    reference: str | None = Field(description="reference.py, when problem.toml has [editorial] show_reference = true")

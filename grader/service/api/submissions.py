@@ -4,24 +4,28 @@ server-sent events. A learner reads only their own: anyone else's is 404, the sa
 answer as for an id that does not exist."""
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
+from sqlalchemy.orm import undefer
 
-from ...problem import all_problem_ids
+from ...problem import ProblemError, all_problem_ids, load_problem, problem_folder
+from ...problem.inputs import InputError, check_input
 from .. import jobs
 from ..accounts import Principal
 from ..admission import Refused, admit
-from ..config import MAX_SOURCE_BYTES
+from ..config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
 from ..grading import FORMAT_TYPES, render
-from ..models import REPORT_COLUMNS, Submission, User, utcnow
+from ..models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
 from .deps import Context, ctx, current
 from .schemas import (
     PROBLEM_ID,
     SUBMISSION_ID,
     QueueInfo,
+    SourceOut,
     SubmissionCreated,
     SubmissionIn,
     SubmissionOut,
@@ -46,6 +50,7 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
         raise HTTPException(413, f"source: larger than {MAX_SOURCE_BYTES // 1024} KiB")
     if body.problem not in all_problem_ids():
         raise HTTPException(422, f"problem: no such problem {body.problem!r}")
+    custom_input(body)
     try:
         body.source.encode("utf-8")
     except UnicodeEncodeError:
@@ -54,7 +59,8 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
     # one, every such request after the first would get the first one's submission back.
     key = (idempotency_key or "").strip() or None
     try:
-        got = admit(c.db, who, body.problem, body.kind, body.source, key, c.config.quotas, c.config.workers)
+        got = admit(c.db, who, body.problem, body.kind, body.source, key, c.config.quotas, c.config.workers,
+                    body.input)
     except Refused as exc:
         return refusal(exc)
     if got.created:
@@ -62,6 +68,25 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
     location = str(request.url_for("read", sub_id=got.submission.id).path)
     out = SubmissionCreated(id=got.submission.id, status=got.submission.status, location=location)
     return JSONResponse(out.model_dump(), status_code=202 if got.created else 200, headers={"Location": location})
+
+
+def custom_input(body: SubmissionIn) -> None:
+    """A custom run's input, refused here (422 naming the field and the rule it breaks)
+    before it takes a place in line; the other kinds take none."""
+    if body.kind != "custom":
+        if body.input is not None:
+            raise HTTPException(422, f"input: only a custom run takes an input, not a {body.kind}")
+        return
+    if body.input is None:
+        raise HTTPException(422, "input: a custom run needs the input to run on")
+    if len(json.dumps(body.input)) > MAX_INPUT_BYTES:
+        raise HTTPException(413, f"input: larger than {MAX_INPUT_BYTES // 1024} KiB")
+    try:
+        check_input(load_problem(problem_folder(body.problem), with_cases=False).meta, body.input)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from None
+    except ProblemError:
+        raise HTTPException(422, f"problem: {body.problem!r} cannot be loaded now") from None
 
 
 def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None]:
@@ -100,6 +125,17 @@ def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(cur
         return JSONResponse({"detail": f"not graded yet (status {sub.status})", "status": sub.status},
                             status_code=409, headers={"Retry-After": "1"})
     return Response(render(report, format), media_type=FORMAT_TYPES[format])
+
+
+@router.get("/submissions/{sub_id}/source", response_model=SourceOut, responses=errors(401, 404, 422))
+def source(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """The code of a submission (and a custom run's input), to load it back into an editor."""
+    with c.db.read() as s:
+        sub = s.scalar(select(Submission).where(Submission.id == sub_id)
+                       .options(*DETAIL_COLUMNS, undefer(Submission.custom_input)))
+        if sub is None or (not who.instructor and sub.user_id != who.user_id):
+            raise HTTPException(404, "no such submission")
+        return SourceOut(id=sub.id, problem=sub.problem, kind=sub.kind, source=sub.source, input=sub.custom_input)
 
 
 @router.get("/submissions", response_model=list[SubmissionRow], responses=errors(401, 422))
