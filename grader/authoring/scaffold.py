@@ -1,8 +1,12 @@
 """``grader new``: a problem folder to start from. It parses and runs; ``grader
-validate`` then lists what is still missing (cases, examples, submissions)."""
+validate`` then lists what is still missing (cases, examples, submissions). Its
+editorial.md is a skeleton that ``validate`` warns about until the line holding
+``EDITORIAL_TEMPLATE_MARK`` is gone: a forgotten template would reach learners."""
 from __future__ import annotations
 
 from pathlib import Path
+
+EDITORIAL_TEMPLATE_MARK = "This editorial is still the template of `grader new`"
 
 FILES = {
     "problem.toml": '''title = "{title}"
@@ -70,6 +74,28 @@ import numpy as np
 
 def oracle(x):
     return {{"y": 2.0 * np.asarray(x, dtype=np.float64)}}
+''',
+    "editorial.md": '''# {title}: editorial
+
+*This editorial is still the template of `grader new`: `grader validate` warns until this line is gone.*
+
+Learners read this once a Submit of theirs is accepted. Keep it short.
+
+## The idea
+
+The insight that solves the problem, in a few sentences.
+
+## The key JAX calls
+
+- `jax.grad(loss)`: what it differentiates, and with respect to what.
+
+## Pitfalls
+
+- The mistakes the files under `submissions/<problem>/wrong_answer/` make, and how to avoid them.
+
+## Complexity
+
+Time and memory in terms of the dims of problem.toml.
 ''',
     "generator.py": '''import numpy as np
 

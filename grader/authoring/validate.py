@@ -17,6 +17,7 @@ from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
 from .box_check import check_box
 from .context import Context, Finding
+from .editorial_check import check_editorial
 from .grading_checks import check_reference, check_submissions
 from .mutation import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
 from .oracle_checks import check_oracles
@@ -79,12 +80,14 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
     return None
 
 
+# The editorial needs no cases, so it runs before check_cases, after whose failure the rest is skipped.
 CHECKS: list[Callable[[Context], list[Finding]]] = [
-    check_files, check_cases, check_statement, check_oracles, check_reference, check_box, check_submissions]
+    check_files, check_editorial, check_cases, check_statement, check_oracles, check_reference, check_box,
+    check_submissions]
 
 
 # Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
-NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin")
+NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin", "editorial")
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

@@ -127,9 +127,12 @@ def all_problem_ids(root: Path | None = None) -> list[str]:
 def content_hash(problem: Problem) -> str:
     """A short hash of everything in the problem folder that can change a verdict:
     metadata, statement, reference, oracles, generator and every case file. Reports
-    record it, so a verdict says which version of the problem produced it."""
+    record it, so a verdict says which version of the problem produced it. The
+    editorial is left out: rewriting it changes no verdict, so it starts no rejudge."""
     h = hashlib.sha256()
-    for path in sorted(p for p in problem.root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    files = (p for p in problem.root.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts and p != problem.editorial_path)
+    for path in sorted(files):
         h.update(str(path.relative_to(problem.root)).encode() + b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")

@@ -116,7 +116,10 @@ class Meta:
     ``hard``), ``tags``, the ``entry`` point, ``limits``, ``requirements``, the ``dims``
     (name -> [min, max]), the input and output leaves, the output checks by name
     (``[checks] output``), the oracle functions and invariants of ``oracle.py``
-    (``[oracles]``), and the nested skeletons of the input and output trees."""
+    (``[oracles]``), the nested skeletons of the input and output trees, and
+    ``show_reference`` (``[editorial] show_reference``, default false): the editorial
+    page, which a learner opens after an accepted Submit, then shows ``reference.py``
+    too, with ``editorial.md`` or alone. Neither is part of grading."""
 
     title: str
     difficulty: Difficulty
@@ -132,18 +135,20 @@ class Meta:
     invariants: tuple[str, ...] = ()  # oracle.py functions returning (ok, message) per case input
     input_tree: Any = None  # nested dict skeleton of the input spec
     output_tree: Any = None
+    show_reference: bool = False
 
 
 # ---------------------------------------------------------------- metadata
 
 _TOP_KEYS = {"title", "difficulty", "tags", "entry", "limits", "requirements", "dims",
-             "inputs", "outputs", "checks", "oracles"}
+             "inputs", "outputs", "checks", "oracles", "editorial"}
 _TABLE_KEYS = {
     "entry": {"name", "args"},
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
     "requirements": {"calls", "nest", "forbid", "depends", "depends_on", "vectorized", "traced", "perturbation"},
     "checks": {"output"},
     "oracles": {"functions", "invariants"},
+    "editorial": {"show_reference"},
 }
 _INPUT_LEAF_KEYS = {"kind", "dtype", "shape", "min", "max"}
 _OUTPUT_LEAF_KEYS = {"dtype", "shape", "atol", "rtol", "container"}
@@ -295,5 +300,8 @@ def parse_meta(data: dict, file: Path) -> Meta:
     oracles = tuple(oracle_t.get("functions", ("oracle",)))
     if not oracles:
         raise ProblemError(file, "'oracles.functions' names no oracle")
+    show_reference = data.get("editorial", {}).get("show_reference", False)
+    if not isinstance(show_reference, bool):
+        raise ProblemError(file, "'editorial.show_reference' must be true or false")
     return Meta(title, difficulty, tags, entry, limits, requirements, dims, tuple(inputs), tuple(outputs),
-                checks, oracles, tuple(oracle_t.get("invariants", ())), in_tree, out_tree)
+                checks, oracles, tuple(oracle_t.get("invariants", ())), in_tree, out_tree, show_reference)
