@@ -39,7 +39,7 @@ import header
 ROOT = Path(__file__).resolve().parent.parent
 
 FLOOR = r"""
-import glob, sys, time
+import glob, json, sys, time
 import numpy as np
 import jax
 
@@ -78,12 +78,12 @@ for path in sys.argv[4:]:
     except Exception:
         pass
     per_file.append(time.perf_counter() - start)
-print(sum(per_file) / len(per_file))
+print(json.dumps(per_file))
 """
 
 
-def write_floor_inputs(problem, folder: Path) -> None:
-    """Every case's typed input as one .npz (keys are dotted input paths), for the floor."""
+def write_floor_inputs(problem, folder: Path, cases=None) -> None:
+    """Every case's (or ``cases``') typed input as one .npz (keys are dotted input paths), for the floor."""
     import numpy as np
 
     from grader.problem.inputs import JaxInput, typed_input
@@ -97,7 +97,7 @@ def write_floor_inputs(problem, folder: Path) -> None:
             else:
                 yield f"{prefix}scalar:{key}", np.asarray(value)
 
-    for i, case in enumerate(problem.cases):
+    for i, case in enumerate(problem.cases if cases is None else cases):
         np.savez(folder / f"{i:03d}.npz", **dict(flat(typed_input(problem.meta, case.input))))
 
 
@@ -149,6 +149,26 @@ def print_phases(problem, files: list[str]) -> float:
     return total / n
 
 
+def floor_envs() -> dict[str, dict[str, str]]:
+    """The floor's environments: ``floor`` with JAX's own XLA flags, as a learner's
+    ``jax.jit`` runs, and ``floor_x`` with the flags the judge gives its children."""
+    from grader.sandbox.env import child_env
+
+    bare = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    bare["JAX_PLATFORMS"] = "cpu"
+    return {"floor": bare, "floor_x": dict(bare, XLA_FLAGS=child_env()["XLA_FLAGS"])}
+
+
+def floor_seconds(problem, cases_dir: Path, sources: list[str], env: dict[str, str]) -> list[float]:
+    """Per source, in one bare process pinned to one core: load it, jit its entry and run
+    it on every case in ``cases_dir`` (see ``write_floor_inputs``), compiles included."""
+    one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    floor = [*one_core, sys.executable, "-c", FLOOR, str(cases_dir), problem.meta.entry.name,
+             ",".join(problem.meta.entry.args), *sources]
+    out = subprocess.run(floor, capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def timed(cmd: list[str], ok: tuple[int, ...] = (0, 1), cwd: Path = ROOT) -> float:
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
@@ -194,19 +214,12 @@ def main() -> None:
     floor_sources.mkdir()
     write_floor_inputs(problem, floor_cases)
     sources = write_sources(files, floor_sources)
-    one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-    from grader.sandbox.env import child_env
-
-    bare = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    bare["JAX_PLATFORMS"] = "cpu"
-    judge_flags = dict(bare, XLA_FLAGS=child_env()["XLA_FLAGS"])
+    envs = floor_envs()
     for _ in range(opts.repeat):
         rounds["import"].append(timed([sys.executable, "-c", "import jax"], ok=(0,)))
-        floor = [*one_core, sys.executable, "-c", FLOOR, str(floor_cases), problem.meta.entry.name,
-                 ",".join(problem.meta.entry.args), *sources]
-        for key, env in (("floor", bare), ("floor_x", judge_flags)):
-            out = subprocess.run(floor, capture_output=True, text=True, check=True, env=env)
-            rounds[key].append(float(out.stdout.strip().splitlines()[-1]))
+        for key, env in envs.items():
+            per_file = floor_seconds(problem, floor_cases, sources, env)
+            rounds[key].append(sum(per_file) / len(per_file))
         # Feedback (hints, counterexamples) is off in both: this times the grading machinery.
         cold = [timed([*grader, "grade", f, "--problem", opts.problem, "--format", "json", "--no-feedback"])
                 for f in files]

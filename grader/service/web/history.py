@@ -13,7 +13,8 @@ from ...problem.catalogue import content_hash
 from .. import jobs
 from ..models import DETAIL_COLUMNS, Submission, User, utcnow
 from .pages import PageError, Viewer, ctx, render, viewer
-from .problem_view import problem_view
+from .problem_view import all_views, problem_view
+from .related import titles
 from .report_view import report_view
 
 router = APIRouter(include_in_schema=False)
@@ -52,15 +53,10 @@ def rejudge_counts(request: Request, problem: str) -> dict | None:
 def listing(request: Request, v: Viewer = Depends(viewer), problem: str | None = Query(None, max_length=64),
             learner: str | None = Query(None, max_length=320)):
     rows = _rows(request, v, problem, learner, LIST_LIMIT)
-    title = None
-    if problem:
-        try:
-            view = problem_view(problem)
-            title = view.title if view else None
-        except ProblemError:
-            title = None
+    names = titles(all_views())
+    title = names.get(problem) if problem else None
     rejudge = rejudge_counts(request, problem) if v.instructor and problem else None
-    return render(request, "submissions.html", viewer=v, rows=rows, problem=problem, title=title,
+    return render(request, "submissions.html", viewer=v, rows=rows, problem=problem, title=title, titles=names,
                   learner=learner if v.instructor else None, rejudge=rejudge, limit=LIST_LIMIT)
 
 
@@ -71,7 +67,11 @@ def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
          .order_by(Submission.pk.desc()).limit(HISTORY_LIMIT))
     with ctx(request).db.read() as s:
         rows = s.scalars(q).all()
-    return render(request, "_history.html", viewer=v, rows=rows, problem=pid)
+    try:
+        view = problem_view(pid)
+    except ProblemError:
+        view = None
+    return render(request, "_history.html", viewer=v, rows=rows, problem=pid, title=view.title if view else pid)
 
 
 def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | None]:
@@ -86,21 +86,28 @@ def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | 
 def _report(sub: Submission, v: Viewer, view: str):
     full = v.instructor and view != "learner"
     data = sub.view(full)
-    return (report_view(data) if data else None), full
+    return (report_view(data, sub.kind, sub.source) if data else None), full
 
 
-def _panel_values(sub: Submission, email: str, pos: int | None, v: Viewer, view: str) -> dict:
+def _warming(request: Request, problem: str) -> bool:
+    """The problem's tables are still being built since the server started (this grade waits for them)."""
+    warming = getattr(ctx(request).workers, "warming", None)
+    return warming is not None and problem in warming.pending()
+
+
+def _panel_values(request: Request, sub: Submission, email: str, pos: int | None, v: Viewer, view: str) -> dict:
     report, full = _report(sub, v, view)
     age = (utcnow() - sub.queued_at).total_seconds() if sub.status == "queued" else None
-    return dict(sub=sub, email=email, position=pos, age=age, report=report, full=full,
-                pending=sub.status != "done" or report is None)
+    pending = sub.status != "done" or report is None
+    return dict(sub=sub, email=email, position=pos, age=age, report=report, full=full, pending=pending,
+                warming=pending and _warming(request, sub.problem))
 
 
 @router.get("/submissions/{sid}/panel")
 def panel(request: Request, sid: str, v: Viewer = Depends(viewer),
           view: str = Query("full", pattern="^(full|learner)$")):
     sub, email, pos = load(request, v, sid)
-    return render(request, "_panel.html", viewer=v, **_panel_values(sub, email, pos, v, view))
+    return render(request, "_panel.html", viewer=v, **_panel_values(request, sub, email, pos, v, view))
 
 
 @router.get("/submissions/{sid}")
@@ -111,4 +118,5 @@ def report_page(request: Request, sid: str, v: Viewer = Depends(viewer),
         p = problem_view(sub.problem)
     except ProblemError:
         p = None
-    return render(request, "submission.html", viewer=v, p=p, view=view, **_panel_values(sub, email, pos, v, view))
+    return render(request, "submission.html", viewer=v, p=p, view=view,
+                  **_panel_values(request, sub, email, pos, v, view))

@@ -13,6 +13,7 @@ from ..gradebook import gradebook, to_wide_csv
 from ..models import REPORT_COLUMNS, Submission, User, utcnow
 from .pages import HEADERS, Viewer, ctx, instructor, render
 from .problem_view import all_views
+from .related import titles
 
 router = APIRouter(include_in_schema=False)
 FAILURES_SHOWN = 10
@@ -57,7 +58,7 @@ def queue_state(request: Request) -> dict:
             .where(Submission.status == "running").order_by(Submission.started_at)).all()
         storage = jobs.storage_by_learner(s)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
-                storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow())
+                storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()))
 
 
 @router.get("/queue")

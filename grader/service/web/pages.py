@@ -72,6 +72,7 @@ ENV.filters["v"] = visible
 ENV.filters["vtitle"] = verdict_title
 ENV.filters["vclass"] = verdict_class
 ENV.filters["when"] = when
+ENV.filters["kind_name"] = lambda kind: {"run": "Run", "submit": "Submit", "custom": "Custom run"}.get(kind, kind)
 ENV.globals.update(version=__version__, verdicts=[v.value for v in Verdict])
 
 

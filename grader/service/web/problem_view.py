@@ -1,14 +1,15 @@
-"""A problem as its page shows it: the statement as HTML, the signature and what each
-argument accepts, limits, requirements in words, and a starter stub. Built from the
-trusted problem folder and kept until a file the page shows changes (a page load
-must not parse every case file again)."""
+"""A problem as its page shows it: the statement as HTML, cut into the story, its
+requirements (with what the judge checks and runs), the constraints and worked
+examples, and the hints one by one; the signature and what each argument accepts,
+limits and a starter stub. Built from the trusted problem folder and kept until a
+file the page shows changes (a page load must not parse every case file again)."""
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...judge.contract import statement_text
+from ...judge.contract import HEADING, contract_section
 from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, problem_folder
 from ...problem.meta import Meta
 
@@ -28,7 +29,11 @@ class ProblemView:
     title: str
     difficulty: str
     tags: tuple[str, ...]
-    statement_html: str
+    statement_html: str  # the story: the statement up to its requirements
+    requirements_html: str  # the statement's own "## Requirements", "" if it has none
+    contract_html: str  # what the judge runs (judge.contract), as the text statement has it
+    details_html: str  # the rest: constraints, worked examples
+    hints: tuple[str, ...]  # one HTML fragment per hint, in order
     signature: str
     arguments: tuple[Argument, ...]
     dims: tuple[str, ...]
@@ -40,46 +45,133 @@ class ProblemView:
     starter: str = field(repr=False)
 
 
-def _math_rule(state, silent: bool) -> bool:
-    """``$...$`` becomes code, readable as written, instead of emphasis and escapes."""
-    src, start = state.src, state.pos
-    if src[start] != "$" or start + 1 >= state.posMax or src[start + 1] in " $":
-        return False
-    end = src.find("$", start + 1)
-    if end < 0 or src[end - 1] == " ":
-        return False
-    if not silent:
-        token = state.push("math_inline", "code", 0)
-        token.content = src[start + 1:end]
-        token.markup = "$"
-    state.pos = end + 1
-    return True
-
-
 def _render_math(self, tokens, idx, options, env) -> str:
+    """The TeX source as text, for static/math.js to draw; readable as it is without it."""
     from markdown_it.common.utils import escapeHtml
 
-    return f'<code class="math">{escapeHtml(tokens[idx].content)}</code>'
+    token = tokens[idx]
+    tex = escapeHtml(token.content.strip())
+    if token.type == "math_inline":
+        return f'<span class="math inline">{tex}</span>'
+    if token.type == "math_inline_double":  # $$...$$ inside a paragraph, where a div cannot go
+        return f'<span class="math display">{tex}</span>'
+    return f'<div class="math display">{tex}</div>\n'
 
 
 def _markdown():
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
 
     # Raw HTML off: statements are trusted, but nothing in them needs markup of its own.
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    md.inline.ruler.before("escape", "math_inline", _math_rule)
-    md.add_render_rule("math_inline", _render_math)
+    # No space inside the dollars, so "costs $5 and $6" stays text. allow_digits stays on:
+    # off, the plugin reads the character before a "$" that starts the text from its end.
+    md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=True, allow_blank_lines=False,
+           double_inline=True)
+    for rule in ("math_inline", "math_inline_double", "math_block"):
+        md.add_render_rule(rule, _render_math)
     return md
 
 
 _MD = _markdown()
 
 
-def statement_html(text: str) -> str:
+def _untitled(text: str) -> str:
     lines = text.splitlines()
     if lines and lines[0].startswith("# "):  # the page shows the title itself
         lines = lines[1:]
-    return _MD.render("\n".join(lines))
+    return "\n".join(lines)
+
+
+def statement_html(text: str) -> str:
+    return _MD.render(_untitled(text))
+
+
+@dataclass(frozen=True)
+class StatementParts:
+    story: str
+    requirements: str
+    details: str
+    hints: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Section:
+    heading: str  # "" for the text before the first section
+    text: str  # heading line included
+    body: str
+
+
+def _sections(text: str) -> list[_Section]:
+    """The level-2 sections, found in the parsed tokens so that a "## " line inside
+    code is not taken for a heading."""
+    lines = text.splitlines()
+    tokens = _MD.parse(text)
+    heads = [(tok.map, tokens[i + 1].content.strip()) for i, tok in enumerate(tokens)
+             if tok.type == "heading_open" and tok.tag == "h2" and tok.level == 0 and tok.map]
+    first = heads[0][0][0] if heads else len(lines)
+    out = [_Section("", "\n".join(lines[:first]), "\n".join(lines[:first]))]
+    for n, ((start, after), heading) in enumerate(heads):
+        end = heads[n + 1][0][0] if n + 1 < len(heads) else len(lines)
+        out.append(_Section(heading, "\n".join(lines[start:end]), "\n".join(lines[after:end])))
+    return out
+
+
+def hints_html(markdown: str) -> tuple[str, ...]:
+    """Each item of the hints' list as HTML of its own; any other block is a hint too."""
+    env: dict = {}
+    tokens = _MD.parse(markdown, env)
+
+    def html(start: int, stop: int) -> str:
+        return _MD.renderer.render(tokens[start:stop], _MD.options, env).strip()
+
+    out, i = [], 0
+    while i < len(tokens):
+        end = _close(tokens, i)
+        if tokens[i].type in ("bullet_list_open", "ordered_list_open"):
+            out += [html(j + 1, _close(tokens, j)) for j in range(i + 1, end)
+                    if tokens[j].type == "list_item_open" and tokens[j].level == tokens[i].level + 1]
+        else:
+            out.append(html(i, end + 1))
+        i = end + 1
+    return tuple(h for h in out if h)
+
+
+def _close(tokens, i: int) -> int:
+    """The index of the token that closes tokens[i] (i itself for a token that opens nothing)."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        depth += tokens[j].nesting
+        if depth == 0:
+            return j
+    return len(tokens) - 1
+
+
+def statement_parts(text: str) -> StatementParts:
+    """The statement cut for the page: the story up to "## Requirements" (or, without
+    one, up to the constraints or examples), that section's body, the sections after it
+    but "## Hints", and the hints."""
+    sections = _sections(_untitled(text))
+    headings = [s.heading for s in sections]
+    if "Requirements" in headings:
+        cut = headings.index("Requirements")
+    else:
+        cut = next((i for i, h in enumerate(headings) if h.startswith("Constraints") or h.endswith("xamples")),
+                   len(sections))
+    story = [s.text for s in sections[:cut] if s.heading != "Hints"]
+    details = [s.text for s in sections[cut:] if s.heading not in ("Requirements", "Hints")]
+    requirements = "\n".join(s.body for s in sections if s.heading == "Requirements")
+    hints = tuple(h for s in sections if s.heading == "Hints" for h in hints_html(s.body))
+    return StatementParts(story=_MD.render("\n".join(story)),
+                          requirements=_MD.render(requirements) if requirements.strip() else "",
+                          details=_MD.render("\n".join(details)), hints=hints)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _shape(shape) -> str:
@@ -147,11 +239,13 @@ def starter(meta: Meta) -> str:
 def build(pid: str, folder: Path) -> ProblemView:
     p = load_problem(folder)
     meta = p.meta
-    text = statement_text(p)
+    parts = statement_parts(_read(p.statement_path))
     public = len(p.public_cases())
     return ProblemView(
         id=pid, title=meta.title, difficulty=meta.difficulty, tags=tuple(meta.tags),
-        statement_html=statement_html(text),
+        statement_html=parts.story, requirements_html=parts.requirements,
+        contract_html=_MD.render(contract_section(meta).removeprefix(HEADING)), details_html=parts.details,
+        hints=parts.hints,
         signature=f"def {meta.entry.name}({', '.join(meta.entry.args)})",
         arguments=tuple(_argument(n, meta.input_tree[n]) for n in meta.entry.args),
         dims=tuple(f"{d} from {lo} to {hi}" for d, (lo, hi) in meta.dims.items()), returns=_returns(meta),

@@ -2,12 +2,21 @@
 case, and for a case the viewer may see in full its input, expected and got, the
 worst element (the numeric diff the text report prints), the structure diff and what
 it printed; the misconception hint, the counterexample, and failed requirements in
-the judge's own words. Strings stay strings: the templates escape them."""
+the judge's own words. Strings stay strings: the templates escape them.
+
+What matters comes first: the verdict with the counts by visibility and by outcome,
+the hint once, the first failing public case open, and a compile error with its line;
+the full table of cases waits behind a disclosure. ``summary`` is the one sentence a
+screen reader announces."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+import re
+from collections import Counter
 from typing import Any
+
+from ...report.model import HIDDEN_MESSAGES
 
 SHOWN_CHARS = 4000  # a value longer than this is cut (the judge already describes large arrays)
 
@@ -48,10 +57,17 @@ class CaseView:
     diff: list[tuple[str, str, str, bool]] = field(default_factory=list)
     stdout: str | None = None
     hint: str | None = None
+    compile_ms: str = ""  # tracing and compiling its program ("" when it reused one)
+    run_ms: str = ""
 
     @property
     def detailed(self) -> bool:
         return self.input is not None
+
+    @property
+    def outcome(self) -> str:
+        """The failure in the words a hidden case gets, so public and hidden ones count together."""
+        return HIDDEN_MESSAGES.get(self.reason, self.message or self.verdict)
 
 
 @dataclass
@@ -69,11 +85,61 @@ class ReportView:
     stdout: str
     layers: list[str]
     unavailable: dict
+    kind: str = "run"
+    compile_error: tuple[int, str] | None = None  # (line, that line of the source) of a compile error
 
     @property
     def open_id(self) -> str | None:
         """The first failing case shown in full: its details start open."""
-        return next((c.id for c in self.cases if c.detailed and not c.passed), None)
+        first = self.first_failing
+        return first.id if first else None
+
+    @property
+    def first_failing(self) -> CaseView | None:
+        return next((c for c in self.cases if c.detailed and not c.passed and c.verdict != "--"), None)
+
+    def tally(self, visibility: str) -> tuple[int, int] | None:
+        """(passed, total) of the cases of that visibility, None when there are none."""
+        mine = [c for c in self.cases if c.visibility == visibility]
+        return (sum(1 for c in mine if c.passed), len(mine)) if mine else None
+
+    @property
+    def outcomes(self) -> list[tuple[str, int]]:
+        """The failures counted by outcome, most frequent first ("wrong value", 31)."""
+        counted = Counter(c.outcome for c in self.cases if not c.passed and c.verdict != "--")
+        return counted.most_common()
+
+    @property
+    def not_run(self) -> int:
+        return sum(1 for c in self.cases if c.verdict == "--")
+
+    @property
+    def counts(self) -> str:
+        """"public 1/3, hidden 4/36: 31 wrong value, 1 output holds NaN or infinity"."""
+        parts = [f"{vis} {t[0]}/{t[1]}" for vis in ("public", "hidden") if (t := self.tally(vis))]
+        failures = [f"{n} {what}" for what, n in self.outcomes]
+        if self.not_run:
+            failures.append(f"{self.not_run} not run")
+        return ", ".join(parts) + (": " + ", ".join(failures) if failures and parts else "")
+
+    @property
+    def message_is_a_case(self) -> bool:
+        """The verdict's message only repeats a case's (the cases say it, once)."""
+        return any(self.message == f"case {c.id}: {c.message}" for c in self.cases if not c.passed)
+
+    @property
+    def summary(self) -> str:
+        """What a screen reader announces: the verdict, the counts, the hint."""
+        words = [self.title or self.verdict]
+        if self.cases and self.kind != "custom":
+            words.append(self.counts)
+        if self.message and not self.message_is_a_case:
+            words.append(self.message)
+        if self.first_failing and self.kind != "custom":
+            words.append(f"the first failing public case, {self.first_failing.id}, is open below")
+        if self.hint:
+            words.append(f"hint: {self.hint}")
+        return ". ".join(w.rstrip(".") for w in words if w) + "."
 
     @property
     def hidden_failed(self) -> int:
@@ -95,6 +161,10 @@ def case_view(c: dict) -> CaseView:
                     reason=str(c.get("reason") or ""), message=str(c.get("message") or ""),
                     time_ms=f"{c['time_ms']:.1f}" if isinstance(c.get("time_ms"), (int, float)) else "–",
                     passed=c.get("verdict") == "AC", hint=c.get("hint"))
+    cost = c.get("cost") or {}
+    if isinstance(cost.get("compile_ms"), (int, float)) and isinstance(cost.get("run_ms"), (int, float)):
+        view.compile_ms = f"{cost['compile_ms']:.0f}" if cost["compile_ms"] else "0"
+        view.run_ms = f"{cost['run_ms']:.1f}"
     if c.get("input") is not None:  # present only where the viewer may see the case in full
         view.input = shown(c["input"])
         view.expected = shown(c["expected"]) if c.get("expected") is not None else None
@@ -108,7 +178,22 @@ def case_view(c: dict) -> CaseView:
     return view
 
 
-def report_view(report: dict) -> ReportView:
+LINE = re.compile(r"^line (\d+):")
+
+
+def compile_error(report: dict, source: str | None) -> tuple[int, str] | None:
+    """The line a compile error names, with that line of the source."""
+    if report.get("verdict") != "CE" or source is None:
+        return None
+    found = LINE.match(str(report.get("message") or ""))
+    lines = source.splitlines()
+    if not found or not 1 <= int(found.group(1)) <= len(lines):
+        return None
+    number = int(found.group(1))
+    return number, lines[number - 1][:SHOWN_CHARS]
+
+
+def report_view(report: dict, kind: str = "run", source: str | None = None) -> ReportView:
     checks = [(str(k.get("name", "")), bool(k.get("passed")), str(k.get("message", "")))
               for k in (report.get("static_checks") or []) + (report.get("runtime_checks") or [])]
     ce = report.get("counterexample")
@@ -123,4 +208,5 @@ def report_view(report: dict) -> ReportView:
                       failed_checks=[(n, m) for n, ok, m in checks if not ok], checks=checks,
                       cases=[case_view(c) for c in report.get("cases") or []], counterexample=counterexample,
                       stdout=str(report.get("stdout") or ""), layers=list(sandbox.get("layers") or []),
-                      unavailable=dict(sandbox.get("unavailable") or {}))
+                      unavailable=dict(sandbox.get("unavailable") or {}), kind=kind,
+                      compile_error=compile_error(report, source))

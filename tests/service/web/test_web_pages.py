@@ -156,7 +156,7 @@ def test_problem_page_shows_statement_signature_accepts_limits_requirements_and_
     assert re.findall(r'Accepts: <strong class="accepts-kind">(\w+)</strong>', page) == [
         "object", "array", "array", "number"]
     assert "def per_example_grad_clip(params, x, y, max_norm)" in page
-    assert "<h2>The model</h2>" in page and "<pre><code>loss_n(w, b) = 0.5 * (x[n] · w + b - y[n]) ** 2" in page
+    assert "<h2>The model</h2>" in page and r'<div class="math display">\mathrm{loss}_n(w, b)' in page
     assert "<strong>Example 1</strong>" in page and "**Example" not in page
     assert "time per case</dt><dd>10 s" in page and "36 hidden ones" in page
     assert "jax.vmap must be applied to a function that calls jax.grad." in page
@@ -321,11 +321,11 @@ def test_queue_page_and_api_show_what_is_being_graded_and_what_waits(site):
     try:
         q = teacher.get("/api/v1/queue").json()
         assert (q["depth"], q["running"], q["queued_by_kind"], q["workers"]) == (
-            1, 1, {"run": 1, "submit": 0}, {"alive": 1, "busy": 1})
+            1, 1, {"run": 1, "submit": 0, "custom": 0}, {"alive": 1, "busy": 1})
         assert q["oldest_age_seconds"] >= 0
         page = teacher.get("/queue/panel").text
         graded_now = page.split("<h2>Being graded</h2>")[1].split("<h2>")[0]
-        assert f'<a href="/submissions/{slow}">{P1} run</a> by bob@example.org' in graded_now
+        assert f'<a href="/submissions/{slow}">Per-Example Gradient Clipping run</a> by bob@example.org' in graded_now
         assert waiting not in graded_now and "(attempt 1)" in graded_now
         assert re.search(r'<dd class="depth">1 \(Run 1, Submit 0\)</dd>', page) and "1 alive, 1 busy" in page
     finally:

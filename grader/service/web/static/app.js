@@ -131,8 +131,17 @@
     else stream(id);
   }
 
+  /* A screen reader hears the panel's one-sentence summary, not its tables. */
+  function announce() {
+    var status = document.getElementById("result-status");
+    var panel = document.querySelector("#result .panel");
+    if (!status || !panel) return;
+    var said = panel.querySelector(".panel-summary") || panel.querySelector(".pending");
+    status.textContent = said ? said.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
   document.body.addEventListener("htmx:afterSettle", function (ev) {
-    if (ev.detail && ev.detail.target && ev.detail.target.id === "result") watch();
+    if (ev.detail && ev.detail.target && ev.detail.target.id === "result") { watch(); announce(); }
   });
   if (document.getElementById("result")) watch();
 
@@ -180,15 +189,22 @@
     cm.on("change", function () { store.set(draftKey, cm.getValue()); cm.save(); offerSubmit(); });
     offerSubmit();
 
-    var busy = false;
-    function go(kind) {
+    var busy = false, customBtn = document.getElementById("run-custom");
+    var customBox = document.getElementById("custom-json"), customErr = document.getElementById("custom-error");
+    function go(kind, input) {
       var source = cm.getValue();
       if (busy || (kind === "submit" && store.get(ranKey) !== source)) return;
       busy = true; runBtn.disabled = true; submitBtn.disabled = true;
-      send("POST", "/submissions", form, {problem: pid, source: source, kind: kind}).then(function (r) {
+      if (customBtn) customBtn.disabled = true;
+      var body = {problem: pid, source: source, kind: kind};
+      if (kind === "custom") body.input = input;
+      send("POST", "/submissions", form, body).then(function (r) {
         busy = false; runBtn.disabled = false;
+        if (customBtn) customBtn.disabled = false;
         if (r.status === 202 || r.status === 200) {
           if (kind === "run") store.set(ranKey, source);
+          // The same code is offered for Submit again only once it changed or was Run again.
+          if (kind === "submit") store.set(ranKey, "");
           offerSubmit();
           stop(); follow.id = null;
           refresh(r.data.id);
@@ -196,13 +212,44 @@
         } else {
           offerSubmit();
           var m = refusal(r);
-          say(result, "error", m[0], m[1]);
+          if (kind === "custom" && r.status === 422 && customErr) customErr.textContent = m[0];
+          else say(result, "error", m[0], m[1]);
         }
       }, function () {
         busy = false; runBtn.disabled = false; offerSubmit();
+        if (customBtn) customBtn.disabled = false;
         say(result, "error", "The judge cannot be reached; try again.");
       });
     }
+    if (customBtn) {
+      var example = customBox.value;
+      customBtn.addEventListener("click", function () {
+        var input;
+        customErr.textContent = "";
+        try { input = JSON.parse(customBox.value); } catch (e) {
+          customErr.textContent = "Not valid JSON: " + e.message; return;
+        }
+        if (input === null || typeof input !== "object" || Array.isArray(input)) {
+          customErr.textContent = "The input is a JSON object with one entry per argument."; return;
+        }
+        go("custom", input);
+      });
+      document.getElementById("custom-reset").addEventListener("click", function () {
+        customBox.value = example; customErr.textContent = "";
+      });
+    }
+    /* A past submission back into the editor (the history's "Load" buttons). */
+    document.body.addEventListener("click", function (ev) {
+      var b = ev.target.closest ? ev.target.closest("button.load-source") : null;
+      if (!b) return;
+      send("GET", "/submissions/" + encodeURIComponent(b.dataset.sub) + "/source", form).then(function (r) {
+        if (r.ok && typeof r.data.source === "string") {
+          if (cm.getValue() === r.data.source || window.confirm("Replace your code with this submission's?")) {
+            cm.setValue(r.data.source); cm.focus();
+          }
+        } else say(result, "error", refusal(r)[0]);
+      });
+    });
     runBtn.addEventListener("click", function () { go("run"); });
     submitBtn.addEventListener("click", function () { go("submit"); });
     document.getElementById("reset").addEventListener("click", function () {
