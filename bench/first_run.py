@@ -10,8 +10,8 @@
    problem, Runs the first accepted file (the reference if there is none), POST to done.
    Once /healthz lists no problem as warming, the same file is Run again --warm-repeat
    times (warm Run, the median), then a second accepted file once: a new program on a
-   warm server. Beside each: whether the problem was still warming when its first Run
-   was sent, and where the time went (queue, grade, the child's cases and compiles, from
+   warm server. Beside each: the warming phase its problem was in when its first Run
+   was sent (probe, hint, cache or no), and where the time went (queue, grade, the child's cases and compiles, from
    the submission's timestamps and its report).
 2. load: --clients learners (one account each) on per_example_grad_clipping, each
    sending a Run then a Submit of one file, then the next file, --each in all or until
@@ -210,7 +210,7 @@ def main() -> None:
             pending = httpx.get(server.base + "/healthz", timeout=10).json()["warming"]
             sent = time.monotonic() - t0
             first[pid] = dict(timed_grade(server.base, learner, pid, files[pid][0].read_text(), "run", deadline),
-                              warming=pid in pending, sent=sent)
+                              warming=pending.get(pid, "no"), sent=sent)
 
         warm_limit = min(deadline, time.time() + opts.warm_timeout)
         while time.time() < warm_limit and (not health.samples or health.samples[-1][2]):
@@ -259,7 +259,7 @@ def main() -> None:
         fl, fx = floor_run[pid]["floor"][0], floor_run[pid]["floor_x"][0]
         bad = "" if f["verdict"] == "AC" and w["verdicts"] == {"AC"} else f"  (verdicts {f['verdict']}, " \
                                                                           f"{'/'.join(sorted(w['verdicts']))})"
-        print(f"   {pid:30s} {files[pid][0].name:28s} {'yes' if f['warming'] else 'no':>7s} {fmt(f['seconds'])} "
+        print(f"   {pid:30s} {files[pid][0].name:28s} {f['warming']:>7s} {fmt(f['seconds'])} "
               f"{fmt(w['seconds'])} {ratio:10.1f} {fl:5.2f} {fx:5.2f} {w['seconds'] / fx:8.2f}{bad}")
     print(f"   median first/warm {statistics.median(ratios):.1f}, max {max(ratios):.1f}   "
           f"(goal: first Run <= {FIRST_GOAL} x warm Run; "

@@ -1,22 +1,53 @@
 """``grader warm``: build, ahead of grading, what a grade would otherwise build the
 first time it needs it: the dependence probe's table, the misconception table and
 XLA's compilation cache (see ``judge.probe_table``, ``judge.mistakes``,
-``sandbox.xla_cache``)."""
+``sandbox.xla_cache``). The work comes in steps, so that a server can warm between
+grades (``service.warming``): in the order a grade needs them, the probe table (every
+grade of a problem with perturbed requirements waits for it), each wrong answer's
+misconception entry (a failing grade's hint), then the compilation cache (eager code)."""
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Literal
 
 from ..judge import mistakes, probe_table
 from ..problem import Problem
+from ..problem.corpus import Expectation
 from ..sandbox.host import Sandbox
 from ..sandbox.xla_cache import fill
 
+Phase = Literal["probe", "hint", "cache"]
+PHASES: tuple[Phase, ...] = ("probe", "hint", "cache")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One piece of one problem's warming; ``wrong`` is the wrong answer of a hint step."""
+
+    problem: Problem
+    phase: Phase
+    wrong: Expectation | None = None
+
+    def run(self, sandbox: Sandbox) -> str:
+        """Build it (a no-op when it is in the cache already); what was built, in words."""
+        if self.phase == "probe":
+            probe_table.get(self.problem, sandbox)
+            return "dependence probe table ready"
+        if self.phase == "hint":
+            assert self.wrong is not None
+            entry = mistakes.build_entry(self.problem, self.wrong, sandbox)
+            return f"misconception of {self.wrong.path.name} ready ({len((entry or {}).get('outputs', {}))} outputs)"
+        return "compilation cache " + ("ready" if fill(self.problem) else "unavailable (off or not writable)")
+
+
+def steps(problem: Problem) -> list[Step]:
+    """``problem``'s steps, in the order of ``PHASES``."""
+    needs_probe = problem.meta.requirements.depends and problem.meta.requirements.perturbed
+    return [*([Step(problem, "probe")] if needs_probe else []),
+            *(Step(problem, "hint", exp) for exp in mistakes.wrong_answers(problem)),
+            Step(problem, "cache")]
+
 
 def warm(problem: Problem, sandbox: Sandbox, say: Callable[[str], None] = lambda _m: None) -> None:
-    if problem.meta.requirements.depends and problem.meta.requirements.perturbed:
-        probe_table.get(problem, sandbox)
-        say("dependence probe table ready")
-    table = mistakes.mistake_table(problem, sandbox)
-    say(f"misconception table ready ({len(mistakes.wrong_answers(problem))} wrong answers, "
-        f"{sum(len(v) for v in table.values())} entries)")
-    say("compilation cache " + ("ready" if fill(problem) else "unavailable (off or not writable)"))
+    for step in steps(problem):
+        say(step.run(sandbox))

@@ -33,13 +33,15 @@ CANDIDATES = 16
 class Advice:
     """What feedback adds to a grade, kept apart from the cases' reports: the grade's
     first misconception hint, a counterexample, and per case id the hint its output
-    matches and the reference's costs. [`on`][grader.judge.feedback.Advice.on] puts a
+    matches and the reference's costs; ``hint_may_follow`` when no hint matched but some
+    mistakes could not be consulted in time. [`on`][grader.judge.feedback.Advice.on] puts a
     case's part on a case report, learner's view or full."""
 
     hint: str | None = None
     counterexample: dict | None = None
     case_hints: dict[str, str] = field(default_factory=dict)
     reference_costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    hint_may_follow: bool = False
 
     def on(self, case: CaseReport) -> CaseReport:
         """``case`` with its hint and, beside its own cost, the reference's."""
@@ -65,19 +67,20 @@ class Feedback:
         """The grade's advice, for a grade whose overall ``verdict`` is known; the
         report is built from it after. ``judged`` is read, never changed."""
         deadline = time.monotonic() + self.budget_seconds
-        hint, counterexample, case_hints = None, None, {}
+        hint, counterexample, case_hints, may_follow = None, None, {}, False
         failing = [j for j in judged if j.report.verdict == Verdict.WA.value and j.got is not None]
         if self.hints and failing:
             table = mistake_table(problem, sandbox, deadline)
             matched = ((j.case.id, match_mistake(problem, j.case, j.got, table)) for j in failing)
             case_hints = {cid: h for cid, h in matched if h}
             hint = next((case_hints[j.case.id] for j in judged if j.case.id in case_hints), None)
+            may_follow = hint is None and not table.complete
         only_hidden = any(j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged) and \
             not any(not j.case.hidden and j.report.verdict not in ("AC", "--") for j in judged)
         if self.counterexample and only_hidden and verdict in ("WA", "RE") and time.monotonic() < deadline:
             counterexample = find_counterexample(problem, sub, sandbox, deadline)
         costs = reference_costs(problem, judged, sandbox) if self.cost else {}
-        return Advice(hint, counterexample, case_hints, costs)
+        return Advice(hint, counterexample, case_hints, costs, may_follow)
 
 
 # ---------------------------------------------------------- counterexample

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,26 +68,50 @@ def record(problem: Problem, exp: Expectation, run: RunResult, partial: bool = F
     return entry
 
 
-def mistake_table(problem: Problem, sandbox, deadline: float | None = None) -> dict[str, list[dict]]:
-    """case id -> [{"hint", "file", "output"}]. Entries missing from the cache are built
-    by running their wrong answer, while ``deadline`` (time.monotonic) is not passed."""
-    table: dict[str, list[dict]] = {}
+@dataclass
+class MistakeTable:
+    """What the wrong answers printed, by case id (``[{"hint", "file", "output"}]``);
+    ``complete`` when every wrong answer's entry covers every case, so that a failing
+    output that matches no entry matches no known mistake."""
+
+    by_case: dict[str, list[dict]] = field(default_factory=dict)
+    complete: bool = True
+
+
+def build_entry(problem: Problem, exp: Expectation, sandbox, deadline: float | None = None) -> dict | None:
+    """Wrong answer ``exp``'s entry from the cache, else built by running it (in full
+    when ``deadline`` is None, else cut short there); None when the deadline passed
+    before it could start. A file that does not parse explains no output: its entry is empty."""
+    try:
+        entry = json.loads(_entry_path(problem, exp).read_text())
+        if entry.get("partial") and deadline is None:
+            raise ValueError("complete it")
+        return entry
+    except (OSError, ValueError):
+        pass
+    if deadline is not None and time.monotonic() >= deadline:
+        return None
+    sub = load_submission(exp.path)
+    if sub.syntax_error:
+        return {"hint": exp.hint, "file": exp.path.name, "outputs": {}, "partial": False}
+    wall = None if deadline is None else max(0.0, deadline - time.monotonic())
+    run = sandbox.run(replace(make_request(sub, problem, problem.cases), wall_seconds=wall))
+    return record(problem, exp, run, partial=run.over_budget)
+
+
+def mistake_table(problem: Problem, sandbox, deadline: float | None = None) -> MistakeTable:
+    """Every wrong answer's entry (``build_entry``), while ``deadline`` (time.monotonic)
+    is not passed; without one, the table is complete."""
+    table = MistakeTable()
     for exp in wrong_answers(problem):
-        try:
-            entry = json.loads(_entry_path(problem, exp).read_text())
-            if entry.get("partial") and deadline is None:
-                raise ValueError("complete it")
-        except (OSError, ValueError):
-            if deadline is not None and time.monotonic() >= deadline:
-                continue
-            sub = load_submission(exp.path)
-            if sub.syntax_error:
-                continue
-            wall = None if deadline is None else max(0.0, deadline - time.monotonic())
-            run = sandbox.run(replace(make_request(sub, problem, problem.cases), wall_seconds=wall))
-            entry = record(problem, exp, run, partial=run.over_budget)
+        entry = build_entry(problem, exp, sandbox, deadline)
+        if entry is None or entry.get("partial"):
+            table.complete = False
+        if entry is None:
+            continue
         for case_id, output in entry.get("outputs", {}).items():
-            table.setdefault(case_id, []).append({"hint": entry["hint"], "file": entry["file"], "output": output})
+            table.by_case.setdefault(case_id, []).append({"hint": entry["hint"], "file": entry["file"],
+                                                          "output": output})
     return table
 
 
@@ -103,8 +127,8 @@ def _close(problem: Problem, a: Any, b: Any) -> bool:
     return True
 
 
-def match_mistake(problem: Problem, case: Case, got: Any, table: dict[str, list[dict]]) -> str | None:
-    for entry in table.get(case.id, []):
+def match_mistake(problem: Problem, case: Case, got: Any, table: MistakeTable) -> str | None:
+    for entry in table.by_case.get(case.id, []):
         if _close(problem, got, entry["output"]):
             return entry["hint"]
     return None

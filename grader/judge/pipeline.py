@@ -149,6 +149,7 @@ def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Ca
                     message=overall.message, runtime_checks=lines(runtime), passed=passed,
                     sandbox=sandbox_info, stdout=run.load_stdout, hint=advice.hint if advice else None,
                     counterexample=advice.counterexample if advice else None,
+                    hint_may_follow=advice.hint_may_follow if advice else False,
                     cases=[advice.on(v) for v in views] if advice else views, **base)
     clock.lap("report")
     return Graded(report, run, excess, judged, advice, clock.seconds)

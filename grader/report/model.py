@@ -54,6 +54,11 @@ class CaseReport:
     cost: dict | None = None  # compile and run times beside the reference's
 
 
+# What a report without a hint says when ``hint_may_follow`` (text format).
+HINT_MAY_FOLLOW = ("no hint yet: the judge is still preparing this problem's known mistakes, so a later "
+                   "grade of the same code may name one")
+
+
 @dataclass
 class Report:
     """The verdict report of one grade: what every format renders (text, JSON, JUnit,
@@ -64,7 +69,9 @@ class Report:
     ``message`` say why. ``passed`` of ``total`` cases passed. ``sandbox`` holds the
     OS layers applied (``layers``) and those the machine lacks (``unavailable``, with the
     reason). ``hint`` is the first misconception hint of the cases, ``counterexample`` a
-    generated input that fails, when only hidden cases failed. ``problem_version`` and
+    generated input that fails, when only hidden cases failed; ``hint_may_follow`` says
+    that no hint matched while some of the problem's known mistakes were not yet
+    prepared (a later grade of the same code may name one). ``problem_version`` and
     ``judge_version`` say which problem and which judge produced the verdict.
     [`to_json`][grader.report.model.Report.to_json] gives, as data, the document that
     ``grader grade --format json`` prints and ``grader schema`` describes."""
@@ -84,6 +91,7 @@ class Report:
     stdout: str = ""
     hint: str | None = None
     counterexample: dict | None = None
+    hint_may_follow: bool = False
     problem_version: str = ""  # content hash of the problem folder (cases, metadata, files)
     judge_version: str = ""
     # Values the service stored as summaries because they were too large to read

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..common.verdicts import Verdict
-from .model import Report
+from .model import HINT_MAY_FOLLOW, Report
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -69,6 +69,8 @@ def render_text(report: Report, console=None) -> None:
         con.print(f"  {_e(report.message)}")
     if report.hint:
         con.print(f"  [yellow]hint:[/yellow] {_e(report.hint)}")
+    elif report.hint_may_follow:
+        con.print(f"  [dim]{HINT_MAY_FOLLOW}[/dim]")
     if report.total:
         con.print(f"  {report.passed}/{report.total} cases passed")
     for check in report.static_checks + report.runtime_checks:

@@ -104,7 +104,7 @@ def _rate(value: str):
               show_default=True, help="Event streams the server holds open in all; past it 503.")
 @click.option("--no-warm", is_flag=True,
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
-                   "idle; a problem is still warmed before its first grade.")
+                   "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
           max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
           streams_per_learner, streams_total, no_warm) -> None:

@@ -1,24 +1,29 @@
 """Problems warmed ahead of their grades. What a problem's grades need built once (the
-dependence probe's table, the misconception table, XLA's cache for eager code: see
-``authoring.warm``) is built by idle workers, most-submitted problems first, from the
-server's start; a grade of a problem that is not warm yet warms it first. So the first
-grade of a piece of code gets the same feedback as its hundredth, whatever happened to
-be cached, and ``/healthz`` says which problems are still waiting."""
+dependence probe's table, each wrong answer's misconception entry, XLA's cache for
+eager code: ``authoring.warm``'s steps) is built by idle workers from the server's
+start, one step at a time and phase by phase: every problem's probe table first (the
+most-submitted problem first), then the misconceptions, then the caches. A worker looks
+at the queue between two steps, and with two workers or more one stays free to grade.
+
+A grade needs only its problem's probe table: it builds it, or waits for the worker
+building it, so its checks never depend on what happened to be cached. Its hints come
+from the misconception entries built so far (and what its feedback budget builds); a
+grade that could not consult them all says that a hint may follow
+(``Report.hint_may_follow``). ``/healthz`` and the queue page list the problems still
+warming, with the phase each is in."""
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Literal
+from typing import Callable
 
 from sqlalchemy import func, select
 
-from ..authoring.warm import warm
+from ..authoring.warm import PHASES, Phase, Step, steps
 from ..problem import Problem, ProblemError, find_problem
 from .models import Submission
 
 log = logging.getLogger("grader.service")
-
-State = Literal["waiting", "warming", "ready", "failed"]
 
 
 def most_used_first(db, problem_ids: list[str]) -> list[str]:
@@ -29,47 +34,76 @@ def most_used_first(db, problem_ids: list[str]) -> list[str]:
 
 
 class Warming:
-    """Each problem's state, and one lock per problem so that it is warmed once."""
+    """Every problem's steps in warming order, each built once (a lock per step).
+    ``background``: how many workers may warm at once between grades."""
 
-    def __init__(self, order: list[str]) -> None:
-        self.state: dict[str, State] = {pid: "waiting" for pid in order}
-        self._locks = {pid: threading.Lock() for pid in order}
-        self._guard = threading.Lock()
-
-    def pending(self) -> list[str]:
-        """The problems not warm yet, in the order they will be warmed."""
-        return [pid for pid, state in self.state.items() if state in ("waiting", "warming")]
-
-    def ensure(self, problem: Problem, sandbox) -> None:
-        """Warm ``problem`` unless it is (waiting while another worker warms it). A
-        failure is logged and not retried: grades then build what they need themselves."""
-        if self.state.get(problem.id) in ("ready", "failed"):
-            return
-        with self._guard:
-            lock = self._locks.setdefault(problem.id, threading.Lock())
-        with lock:
-            if self.state.get(problem.id) in ("ready", "failed"):
-                return
-            self.state[problem.id] = "warming"
+    def __init__(self, order: list[str], background: int = 1,
+                 load: Callable[[str], Problem] = find_problem) -> None:
+        self.background = background
+        self.failed: list[str] = []  # problems that could not be loaded: grades say why themselves
+        per_problem: dict[str, list[Step]] = {}
+        for pid in order:
             try:
-                warm(problem, sandbox)
-            except Exception:
-                log.exception("warming %s failed", problem.id)
-                self.state[problem.id] = "failed"
-            else:
-                self.state[problem.id] = "ready"
+                per_problem[pid] = steps(load(pid))
+            except (ProblemError, OSError) as exc:
+                log.warning("not warming %s: %s", pid, exc)
+                self.failed.append(pid)
+        self.order = list(per_problem)
+        self._plan = [s for phase in PHASES for pid in per_problem for s in per_problem[pid] if s.phase == phase]
+        self._done = [False] * len(self._plan)
+        self._locks = [threading.Lock() for _ in self._plan]
+        self._probe = {s.problem.id: i for i, s in enumerate(self._plan) if s.phase == "probe"}
+        self._guard = threading.Lock()
+        self._busy = 0
+
+    def pending(self) -> dict[str, Phase]:
+        """The problems not warm yet, most-submitted first, each with the phase of its
+        next step."""
+        out: dict[str, Phase] = {}
+        for i, step in enumerate(self._plan):  # phase by phase: a problem's first step left is its phase
+            if not self._done[i]:
+                out.setdefault(step.problem.id, step.phase)
+        return {pid: out[pid] for pid in self.order if pid in out}
+
+    def ensure(self, problem_id: str, sandbox) -> None:
+        """What a grade of ``problem_id`` needs before it starts: the probe table,
+        built here unless another worker is building it (then this waits for it)."""
+        i = self._probe.get(problem_id)
+        if i is not None:
+            self._run(i, sandbox, wait=True)
 
     def warm_next(self, sandbox) -> bool:
-        """Warm the first waiting problem no other worker is warming; False if none is left."""
+        """Build the next step no other worker is building, unless ``background``
+        workers are warming already; False if there was nothing to do."""
         with self._guard:
-            pid = next((p for p, state in self.state.items()
-                        if state == "waiting" and not self._locks[p].locked()), None)
-        if pid is None:
+            if self._busy >= self.background:
+                return False
+            self._busy += 1
+        try:
+            for i in range(len(self._plan)):
+                if not self._done[i] and self._run(i, sandbox, wait=False):
+                    return True
+            return False
+        finally:
+            with self._guard:
+                self._busy -= 1
+
+    def _run(self, i: int, sandbox, wait: bool) -> bool:
+        """Build step ``i`` unless it is built; without ``wait``, False when another
+        worker holds it. A failure is logged and not retried: grades then build what
+        they need themselves."""
+        lock = self._locks[i]
+        if not lock.acquire(blocking=wait):
             return False
         try:
-            problem = find_problem(pid)
-        except (ProblemError, OSError):
-            self.state[pid] = "failed"
+            if self._done[i]:
+                return False
+            step = self._plan[i]
+            try:
+                log.debug("warming %s: %s", step.problem.id, step.run(sandbox))
+            except Exception:
+                log.exception("warming %s (%s) failed", step.problem.id, step.phase)
+            self._done[i] = True
             return True
-        self.ensure(problem, sandbox)
-        return True
+        finally:
+            lock.release()

@@ -55,7 +55,9 @@ class Workers:
             from ..sandbox.host import Pool
 
             if self.config.warm_idle:
-                self.warming = Warming(most_used_first(self.db, all_problem_ids()))
+                # With two workers or more, one is always free to grade.
+                self.warming = Warming(most_used_first(self.db, all_problem_ids()),
+                                       background=max(1, self.config.workers - 1))
             self._pool = Pool(self.config.workers)
             self._sandboxes = list(self._pool.sandboxes)
             grade = None
@@ -175,7 +177,7 @@ class Workers:
                     job = None
                 if job is None:
                     if sandbox is not None and self.warming.warm_next(sandbox):
-                        continue  # one problem warmed: look at the queue again before the next
+                        continue  # one step built: look at the queue again before the next
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue
@@ -224,9 +226,9 @@ class Workers:
         else:
             try:
                 if grade is None:
-                    # The same code gets the same feedback on its first grade as later: the
-                    # problem's tables (and the XLA cache) are built before it is graded, not during.
-                    self.warming.ensure(problem, sandbox)
+                    # A grade's checks never depend on what happened to be cached: the
+                    # problem's probe table is built before it is graded, not during.
+                    self.warming.ensure(problem.id, sandbox)
                     outcome = grade_problem(problem, job.kind, job.source, job.id, sandbox, c.feedback,
                                             c.strict_sandbox, job.custom_input)
                 else:

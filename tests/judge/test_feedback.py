@@ -38,7 +38,7 @@ def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool, warmed):
     # No time to build anything during the grade: the hint comes from the table built ahead.
     whole = graded(problem1, pool, src, Feedback(hints=True, counterexample=False, budget_seconds=0), whole=True)
     report = whole.report
-    assert report.hint and "summed" in report.hint
+    assert report.hint and "summed" in report.hint and not report.hint_may_follow
     hidden = [c for c in report.cases if c.visibility == "hidden" and c.verdict == "WA"]
     assert hidden and all(c.hint == report.hint for c in hidden)
     assert all(c.input is None and c.got is None for c in hidden)
@@ -48,11 +48,13 @@ def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool, warmed):
 
 
 @pytest.mark.slow
-def test_feedback_gives_no_hint_rather_than_exceed_its_budget(problem1, pool, tmp_path, monkeypatch):
+def test_feedback_gives_no_hint_rather_than_exceed_its_budget_and_says_one_may_follow(problem1, pool, tmp_path,
+                                                                                      monkeypatch):
     monkeypatch.setenv("JAXJUDGE_CACHE", str(tmp_path / "cold"))  # nothing built ahead
     src = (SUBMISSIONS / P1 / "wrong_answer" / "sum_not_mean.py").read_text()
     report = graded(problem1, pool, src, Feedback(hints=True, counterexample=True, budget_seconds=0))
     assert report.verdict == "WA" and report.hint is None and report.counterexample is None
+    assert report.hint_may_follow
     assert not (tmp_path / "cold" / "mistakes").exists()  # no wrong answer was run for it
 
 
@@ -62,6 +64,7 @@ def test_no_hint_for_an_unknown_mistake(problem1, pool, warmed):
                                                                               "mean = clipped.mean(axis=0) * 1.5")
     report = graded(problem1, pool, src, Feedback(hints=True, counterexample=False))
     assert report.verdict == "WA" and report.hint is None
+    assert not report.hint_may_follow  # every known mistake was consulted: none is this one
 
 
 @pytest.mark.slow

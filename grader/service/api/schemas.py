@@ -173,8 +173,10 @@ class HealthOut(BaseModel):
     workers: dict[str, int]
     engine: str
     sandbox: dict[str, Any] | None = Field(description="layers active in the latest grade (or the warm-up)")
-    warming: list[str] = Field(default_factory=list,
-                               description="problems whose tables idle workers have not built yet, next first")
+    warming: dict[str, Literal["probe", "hint", "cache"]] = Field(
+        default_factory=dict, description="problems whose tables idle workers have not all built yet, most-submitted "
+        "first, each with the phase it is in: its dependence probe table (a grade waits for it), its misconception "
+        "hints (a grade may say a hint may follow), XLA's cache for eager code")
     version: str
 
 

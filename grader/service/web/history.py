@@ -90,9 +90,9 @@ def _report(sub: Submission, v: Viewer, view: str):
 
 
 def _warming(request: Request, problem: str) -> bool:
-    """The problem's tables are still being built since the server started (this grade waits for them)."""
+    """The problem's probe table is not built yet since the server started: this grade waits for it."""
     warming = getattr(ctx(request).workers, "warming", None)
-    return warming is not None and problem in warming.pending()
+    return warming is not None and warming.pending().get(problem) == "probe"
 
 
 def _panel_values(request: Request, sub: Submission, email: str, pos: int | None, v: Viewer, view: str) -> dict:

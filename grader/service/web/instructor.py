@@ -58,7 +58,8 @@ def queue_state(request: Request) -> dict:
             .where(Submission.status == "running").order_by(Submission.started_at)).all()
         storage = jobs.storage_by_learner(s)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
-                storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()))
+                storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()),
+                warming=c.workers.warming.pending(), warm_idle=c.config.warm_idle)
 
 
 @router.get("/queue")

@@ -87,6 +87,7 @@ class ReportView:
     unavailable: dict
     kind: str = "run"
     compile_error: tuple[int, str] | None = None  # (line, that line of the source) of a compile error
+    hint_may_follow: bool = False
 
     @property
     def open_id(self) -> str | None:
@@ -209,4 +210,5 @@ def report_view(report: dict, kind: str = "run", source: str | None = None) -> R
                       cases=[case_view(c) for c in report.get("cases") or []], counterexample=counterexample,
                       stdout=str(report.get("stdout") or ""), layers=list(sandbox.get("layers") or []),
                       unavailable=dict(sandbox.get("unavailable") or {}), kind=kind,
-                      compile_error=compile_error(report, source))
+                      compile_error=compile_error(report, source),
+                      hint_may_follow=bool(report.get("hint_may_follow")))

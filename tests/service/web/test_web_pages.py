@@ -289,6 +289,7 @@ def test_queue_page_shows_depth_oldest_age_workers_and_recent_failures(site):
     failures = re.search(r'<table class="list failures">(.*?)</table>', page, re.S).group(1)
     assert ids["broken"] in failures and "broken_problem run" in failures and ">IE</span>" in failures
     assert 'hx-get="/queue/panel" hx-trigger="every 5s"' in page
+    assert re.search(r'<dd class="warming">off \(<code>--no-warm</code>\)', page)  # this server does not warm
 
 
 def test_an_instructor_filters_the_submissions_by_learner(site):

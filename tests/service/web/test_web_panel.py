@@ -61,6 +61,13 @@ def test_the_hint_shows_once_above_the_cases_not_on_every_row():
     assert html.index('class="hint"') < html.index('class="case-detail"')
 
 
+def test_a_wrong_answer_graded_before_its_hints_were_built_says_a_hint_may_follow():
+    early = dict(WA, hint=None, hint_may_follow=True, cases=[dict(c, hint=None) for c in CASES])
+    assert 'class="muted hint-may-follow"' in panel(early) and "<strong>Hint:</strong>" not in panel(early)
+    assert "hint-may-follow" not in panel(WA)  # a hint shown needs no such line
+    assert "hint-may-follow" not in panel(dict(WA, hint=None))  # nor a grade whose table was complete
+
+
 def test_a_row_keeps_a_hint_that_differs_from_the_grades():
     other = dict(WA, cases=[dict(CASES[3], hint="the bias is left out")] + CASES[4:])
     assert "<em class=\"hint\">hint: the bias is left out</em>" in panel(other)

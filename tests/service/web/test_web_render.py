@@ -97,6 +97,14 @@ def test_a_waiting_submission_shows_its_place_in_line_and_asks_to_be_followed():
     assert "Submit is being graded" in html and 'data-state="running:"' in html
 
 
+@pytest.mark.parametrize("warming", [True, False])
+def test_a_pending_grade_of_a_problem_without_its_probe_table_says_the_problem_is_being_prepared(warming):
+    sub = SimpleNamespace(id="abc", kind="run", status="running", verdict=None)
+    html = ENV.get_template("_panel.html").render(sub=sub, pending=True, report=None, full=False, position=None,
+                                                  age=None, viewer=None, api="/api/v1", path="/", warming=warming)
+    assert ('class="muted warming"' in html) is warming
+
+
 def test_the_pages_accept_no_writes_of_their_own():
     # Every write goes to the API, which checks the CSRF token, the rates and the roles.
     from grader.service.web import history, instructor, learner
@@ -164,3 +172,20 @@ def test_vendored_scripts_come_with_their_licences_and_versions():
     pages = "".join(p.read_text() for p in (WEB / "templates").glob("*.html"))
     assert not re.search(r"""(src|href)=["']https?://""", pages)  # nothing from a CDN at run time
     assert Path(vendor / "htmx" / "htmx.min.js").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("warming, warm_idle, shown", [
+    ({"p1": "probe", "p2": "cache"}, True, "First problem (probe table), p2 (compilation cache)"),
+    ({}, True, "every problem is warm"),
+    ({}, False, "off (<code>--no-warm</code>)"),
+])
+def test_the_queue_page_says_what_is_still_warming(warming, warm_idle, shown):
+    from datetime import datetime, timezone
+
+    stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
+                            done=0, workers=SimpleNamespace(alive=2, busy=0))
+    html = ENV.get_template("_queue.html").render(stats=stats, configured=2, engine="local", failures=[], running=[],
+                                                  storage=[], budget=1, now=datetime.now(timezone.utc),
+                                                  titles={"p1": "First problem"}, warming=warming,
+                                                  warm_idle=warm_idle)
+    assert re.search(r'<dd class="warming">(.*?)</dd>', html).group(1).startswith(shown)
