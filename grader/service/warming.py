@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
-
 from sqlalchemy import func, select
 
 from ..authoring.warm import PHASES, Phase, Step, steps
-from ..problem import Problem, ProblemError, find_problem
+from ..problem import ProblemError, find_problem
 from .models import Submission
 
 log = logging.getLogger("grader.service")
@@ -37,14 +35,13 @@ class Warming:
     """Every problem's steps in warming order, each built once (a lock per step).
     ``background``: how many workers may warm at once between grades."""
 
-    def __init__(self, order: list[str], background: int = 1,
-                 load: Callable[[str], Problem] = find_problem) -> None:
+    def __init__(self, order: list[str], background: int = 1) -> None:
         self.background = background
         self.failed: list[str] = []  # problems that could not be loaded: grades say why themselves
         per_problem: dict[str, list[Step]] = {}
         for pid in order:
             try:
-                per_problem[pid] = steps(load(pid))
+                per_problem[pid] = steps(find_problem(pid))
             except (ProblemError, OSError) as exc:
                 log.warning("not warming %s: %s", pid, exc)
                 self.failed.append(pid)
