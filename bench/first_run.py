@@ -1,7 +1,7 @@
 """A learner's first Run on a fresh server, latency under load, and the floor, in one run.
 
     python3 bench/first_run.py [--problems ID,...] [--delay S] [--warm-repeat R]
-                               [--clients 20] [--each N] [--load-seconds S] [--timeout S]
+                               [--clients 20] [--each N] [--think S] [--load-seconds S] [--timeout S]
 
 1. first Run: `grader serve --workers 2` on a new SQLite file with every judge cache
    (probe and misconception tables, XLA's persistent cache) in a temporary folder, so
@@ -15,7 +15,9 @@
    the submission's timestamps and its report).
 2. load: --clients learners (one account each) on per_example_grad_clipping, each
    sending a Run then a Submit of one file, then the next file, --each in all or until
-   --load-seconds; several accepted and wrong files, each sent by several clients.
+   --load-seconds, reading each result about --think seconds first (0: back to back, which
+   measures the service's saturation, not a class's latency); several accepted and wrong
+   files, each sent by several clients.
 3. floor: the bare jit of each file used (bench/grading_speed.py's floor, one core):
    public cases beside Runs, every case beside Submits.
 Goals: first Run <= 1.5 x warm Run; under load, Run p50 <= 0.5 s and Submit p50 <= 1.2 s.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import signal
 import statistics
 import tempfile
@@ -118,16 +121,22 @@ def fmt(x: float | None, width: int = 6, digits: int = 2) -> str:
     return f"{x:{width}.{digits}f}" if x is not None else f"{'-':>{width}}"
 
 
-def load(base: str, tokens: list[str], each: int, seconds: float, deadline: float) -> tuple[list[dict], float]:
+def load(base: str, tokens: list[str], each: int, seconds: float, deadline: float,
+         think: float) -> tuple[list[dict], float]:
     """Every client: Run then Submit of one file, then the next file, ``each`` in all or
-    until ``seconds`` have passed; returns every grade and the wall time."""
+    until ``seconds`` have passed, reading each result for a time drawn around ``think``
+    seconds (exponential, seeded per client; 0: back to back, the service's saturation);
+    returns every grade and the wall time."""
     stop_at = min(deadline, time.time() + seconds)
     done: list[dict] = []
     lock = threading.Lock()
     errors: list[str] = []
 
     def client(c: int, token: str) -> None:
+        rng = random.Random(c)
         for k in range(each):
+            if think > 0:  # the first wait staggers the clients' starts
+                time.sleep(rng.expovariate(1 / think))
             if time.time() >= stop_at:
                 return
             rel = LOAD_FILES[(c + k // 2) % len(LOAD_FILES)]
@@ -159,6 +168,8 @@ def main() -> None:
     ap.add_argument("--warm-repeat", type=int, default=3, help="warm Runs of each file; the median is reported")
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--each", type=int, default=6, help="grades per client under load (Run, Submit, Run, ...)")
+    ap.add_argument("--think", type=float, default=20.0,
+                    help="under load, the mean seconds a client reads a result before its next grade (0: none)")
     ap.add_argument("--load-seconds", type=float, default=240.0, help="no new grade under load after this")
     ap.add_argument("--warm-timeout", type=float, default=1200.0,
                     help="longest wait for every problem to be warm before the warm Runs")
@@ -226,7 +237,7 @@ def main() -> None:
             if len(files[pid]) > 1:
                 new_file[pid] = timed_grade(server.base, learner, pid, files[pid][1].read_text(), "run", deadline)
 
-        graded, wall = load(server.base, tokens, opts.each, opts.load_seconds, deadline)
+        graded, wall = load(server.base, tokens, opts.each, opts.load_seconds, deadline, opts.think)
     finally:
         signal.alarm(0)
         if health is not None:
@@ -293,7 +304,8 @@ def main() -> None:
     sent = {rel: sum(1 for g in graded if g["file"] == rel) for rel in LOAD_FILES}
     print()
     print(f"2. Latency under load: {P1}, {opts.clients} clients (one account each, threads), 2 workers, feedback on;")
-    print(f"   each client Runs then Submits one file, then the next: {len(graded)} grades in {wall:.1f} s, "
+    reading = f"reading each result {opts.think:g} s on average" if opts.think > 0 else "back to back (saturation)"
+    print(f"   each client Runs then Submits one file, then the next, {reading}: {len(graded)} grades in {wall:.1f} s, "
           f"{len(graded) / wall:.2f} grades/s")
     print(f"   {len(LOAD_FILES)} distinct files ({sum(r.startswith('accepted/') for r in LOAD_FILES)} accepted, "
           f"{sum(r.startswith('wrong_answer/') for r in LOAD_FILES)} wrong_answer), each sent "

@@ -11,10 +11,10 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from .models import ApiToken, User, WebSession, utcnow
+from .models import DEFAULT_COURSE, ApiToken, Course, Membership, PasswordLink, User, WebSession, utcnow
 
 TOKEN_PREFIX = "jjt_"  # lets secret scanners recognise a leaked token
 EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")
@@ -89,7 +89,9 @@ def normalize_email(email: str, strict: bool = True) -> str:
     return email
 
 
-def add_user(session: Session, email: str, role: str, password: str | None) -> User:
+def add_user(session: Session, email: str, role: str, password: str | None,
+             course: str | None = DEFAULT_COURSE) -> User:
+    """A new account, a member of ``course`` (its slug) in its role unless None."""
     email = normalize_email(email)
     if role not in ("learner", "instructor"):
         raise AccountError("a role is learner or instructor")
@@ -99,6 +101,12 @@ def add_user(session: Session, email: str, role: str, password: str | None) -> U
                 created_at=utcnow())
     session.add(user)
     session.flush()
+    if course is not None:
+        course_id = session.scalar(select(Course.id).where(Course.slug == course))
+        if course_id is None:
+            raise AccountError(f"no course {course!r}")
+        session.add(Membership(course_id=course_id, user_id=user.id, role=role, created_at=user.created_at))
+        session.flush()
     return user
 
 
@@ -163,3 +171,47 @@ def end_session(session: Session, session_id: int) -> None:
     ws = session.get(WebSession, session_id)
     if ws is not None:
         session.delete(ws)
+
+
+# ---------------------------------------------------------------- passwords
+
+LINK_HOURS = {"set": 24 * 7, "reset": 24}  # a roster's accounts get a week to set theirs; a reset a day
+
+
+def change_password(session: Session, user_id: int, current: str, new: str, keep_session: int | None) -> None:
+    """The account's own change: the current password first (a stolen session alone
+    cannot lock its owner out); every other session of the account ends."""
+    user = session.get(User, user_id)
+    if user is None or verify_password(session, user.email, current) is None:
+        raise AccountError("the current password is wrong")
+    user.password_hash = hash_password(new)
+    others = delete(WebSession).where(WebSession.user_id == user_id)
+    session.execute(others if keep_session is None else others.where(WebSession.id != keep_session))
+
+
+def new_password_link(session: Session, user_id: int, purpose: str, by: int | None) -> str:
+    """A one-time secret that sets ``user_id``'s password; earlier unused links of that
+    account end (the newest one handed out is the only one that works)."""
+    now = utcnow()
+    session.execute(update(PasswordLink).where(PasswordLink.user_id == user_id, PasswordLink.used_at.is_(None))
+                    .values(used_at=now))
+    secret = secrets.token_urlsafe(32)
+    session.add(PasswordLink(user_id=user_id, token_hash=digest(secret), purpose=purpose, created_by=by,
+                             created_at=now, expires_at=now + timedelta(hours=LINK_HOURS[purpose])))
+    session.flush()
+    return secret
+
+
+def use_password_link(session: Session, secret: str, password: str) -> User:
+    """Set the password the link is for, once; every session of that account ends (whoever
+    held the old password is logged out)."""
+    link = session.scalar(select(PasswordLink).where(PasswordLink.token_hash == digest(secret)))
+    now = utcnow()
+    if link is None or link.used_at is not None or link.expires_at <= now:
+        raise AccountError("this link is unknown, used or expired: ask your instructor for a new one")
+    user = session.get(User, link.user_id)
+    assert user is not None  # the link's row goes with its account (ON DELETE CASCADE)
+    user.password_hash = hash_password(password)
+    link.used_at = now
+    session.execute(delete(WebSession).where(WebSession.user_id == user.id))
+    return user

@@ -82,6 +82,8 @@ def _rate(value: str):
 @click.option("--strict-sandbox", is_flag=True, help="Refuse to grade (IE) unless every sandbox layer is active.")
 @click.option("--run-limit", default="10/min", show_default=True, help="Run token bucket per learner: N/s|min|h.")
 @click.option("--submit-limit", default="5/5min", show_default=True, help="Submit token bucket per learner.")
+@click.option("--login-limit", default="10/min", show_default=True,
+              help="Per client address: logins, sign-ups and other tries of a password or a one-time link.")
 @click.option("--max-pending", type=click.IntRange(1, 10_000), default=3, show_default=True,
               help="Submissions one learner may have waiting or running.")
 @click.option("--queue-cap", type=click.IntRange(1, 10_000_000), default=500, show_default=True,
@@ -106,7 +108,7 @@ def _rate(value: str):
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
                    "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
-          max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
+          login_limit, max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
           streams_per_learner, streams_total, no_warm) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Quotas, ServiceConfig, default_db_url
@@ -115,7 +117,8 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
         _fail("--engine dask needs --scheduler tcp://HOST:PORT")
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
-    limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), pending_per_learner=max_pending,
+    limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), login=_rate(login_limit),
+                    pending_per_learner=max_pending,
                     queue_cap=queue_cap, storage_per_day=_size(storage))
     trusted = _forwarded(forwarded)
     db = _open(db_url)
@@ -158,9 +161,11 @@ def user_group() -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
 @click.option("--no-password", is_flag=True, help="No password: the account signs in with API tokens only.")
 @click.option("--token", "token_name", default=None, help="Also create an API token with this name and print it.")
+@click.option("--course", default="default", show_default=True,
+              help="The course (its short name) the account joins, in its role.")
 @click.option("--db", "db_url", default=None, help=DB_HELP)
-def user_add(email, instructor, password_stdin, no_password, token_name, db_url) -> None:
-    """Create an account (a learner unless --instructor)."""
+def user_add(email, instructor, password_stdin, no_password, token_name, course, db_url) -> None:
+    """Create an account (a learner unless --instructor), a member of --course."""
     from .accounts import AccountError, add_user, new_token
 
     if password_stdin and no_password:
@@ -176,7 +181,7 @@ def user_add(email, instructor, password_stdin, no_password, token_name, db_url)
     db = _open(db_url)
     try:
         with db.write() as s:
-            user = add_user(s, email, "instructor" if instructor else "learner", password)
+            user = add_user(s, email, "instructor" if instructor else "learner", password, course=course)
             secret = new_token(s, user, token_name)[1] if token_name else None
             email, role = user.email, user.role
     except AccountError as exc:

@@ -84,6 +84,9 @@ class Quotas:
     """What one learner may ask of the service, and how long the queue may grow."""
     run: Rate = field(default_factory=lambda: Rate(10, 60.0))
     submit: Rate = field(default_factory=lambda: Rate(5, 300.0))
+    # Per client address, not per account: logins, sign-ups and every other try of a
+    # password or a one-time secret.
+    login: Rate = field(default_factory=lambda: Rate(10, 60.0))
     pending_per_learner: int = 3
     queue_cap: int = 500
     # What one learner's submissions of the last 24 hours may store (sources and stored

@@ -8,16 +8,18 @@ import io
 
 from sqlalchemy import select
 
-from .models import Submission, User
+from .models import Membership, Submission, User
 
 COLUMNS = ["learner", "problem", "best_verdict", "best_passed", "best_total", "best_id", "best_problem_version",
            "last_verdict", "last_passed", "last_total", "last_id", "last_at", "submits"]
 
 
-def gradebook(db, problem: str | None = None) -> list[dict]:
+def gradebook(db, courses, problem: str | None = None) -> list[dict]:
+    """The learners of ``courses`` (SQL: their ids), by their Submits."""
+    learners = select(Membership.user_id).where(Membership.course_id.in_(courses), Membership.role == "learner")
     q = (select(User.email, Submission).join(User, User.id == Submission.user_id)
          .where(Submission.kind == "submit", Submission.verdict.is_not(None), Submission.verdict != "IE",
-                User.role == "learner").order_by(Submission.pk))
+                Submission.user_id.in_(learners)).order_by(Submission.pk))
     if problem:
         q = q.where(Submission.problem == problem)
     with db.read() as s:
@@ -42,7 +44,8 @@ def gradebook(db, problem: str | None = None) -> list[dict]:
     return out
 
 
-def _cell(v):
+def spreadsheet_safe(v):
+    """A cell a spreadsheet shows as text, never runs as a formula."""
     # A learner-chosen email starting with = + - @ (or a tab or CR, which some spreadsheets
     # skip before reading one of those) would be a formula in a spreadsheet.
     return "'" + v if isinstance(v, str) and v and v[0] in "=+-@\t\r" else v
@@ -53,7 +56,7 @@ def to_csv(rows: list[dict]) -> str:
     w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: _cell(v) for k, v in r.items()})
+        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
     return buf.getvalue()
 
 
@@ -73,5 +76,5 @@ def to_wide_csv(rows: list[dict], problems: list[str]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["learner", *problems])
     for learner in sorted(by_learner):
-        w.writerow([_cell(learner), *(best_cell(by_learner[learner].get(p)) for p in problems)])
+        w.writerow([spreadsheet_safe(learner), *(best_cell(by_learner[learner].get(p)) for p in problems)])
     return buf.getvalue()

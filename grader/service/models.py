@@ -58,6 +58,7 @@ JsonDoc = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgr
 STATUSES = ("queued", "running", "done")
 KINDS = ("run", "submit", "custom")  # custom: the learner's own input, beside the reference
 ROLES = ("learner", "instructor")
+DEFAULT_COURSE = "default"  # where accounts made before courses, and by `grader user add`, belong
 
 
 class Base(DeclarativeBase):
@@ -108,6 +109,7 @@ class Submission(Base):
         Index("ix_submissions_user", "user_id", "pk"),
         Index("ix_submissions_problem", "problem", "kind"),
         Index("ix_submissions_user_created", "user_id", "created_at"),
+        Index("ix_submissions_assignment", "assignment_id", "user_id"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -140,6 +142,9 @@ class Submission(Base):
     # Hidden cases in full, for instructors; NULL where it would equal ``report`` (a Run).
     full_report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc, deferred=True)
     stored_bytes: Mapped[int | None] = mapped_column(Integer)  # source + stored reports, as JSON bytes
+    # A Submit made for an assignment (NULL: practice), and whether it came after its due time.
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignments.id", ondelete="SET NULL"))
+    late: Mapped[bool] = mapped_column(Boolean, default=False)
 
     def view(self, full: bool) -> dict[str, Any] | None:
         """The report a viewer gets: the full one (instructors) or the learner's."""
@@ -159,6 +164,113 @@ class Worker(Base):
     graded: Mapped[int] = mapped_column(Integer, default=0)
     sandbox: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # layers seen in its last grade
     zygote_pid: Mapped[int | None] = mapped_column(Integer)  # its sandbox's process group, for the reaper
+
+
+class Course(Base):
+    """A class: its instructors and learners (``Membership``). Every account created before
+    courses existed is a member of the one with the slug ``default``."""
+
+    __tablename__ = "courses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Membership(Base):
+    __tablename__ = "memberships"
+    __table_args__ = (CheckConstraint("role IN ('learner', 'instructor')", name="ck_memberships_role"),
+                      Index("ix_memberships_user", "user_id"))
+
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Invitation(Base):
+    """A link that signs people up to a course (or adds an existing account to it): only
+    the code's SHA-256 is kept; it expires, may be revoked, and may require an email domain."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (CheckConstraint("role IN ('learner', 'instructor')", name="ck_invitations_role"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    email_domain: Mapped[str | None] = mapped_column(String(255))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    uses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PasswordLink(Base):
+    """A one-time link that sets an account's password: ``set`` for an account an
+    instructor's roster import created, ``reset`` for one an instructor resets. Only the
+    secret's SHA-256 is kept; using it (or a newer link for the same account) ends it."""
+
+    __tablename__ = "password_links"
+    __table_args__ = (CheckConstraint("purpose IN ('set', 'reset')", name="ck_password_links_purpose"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    purpose: Mapped[str] = mapped_column(String(8))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Assignment(Base):
+    """A course's list of problems with a window: Submits made for it before ``opens_at``
+    are refused, after ``due_at`` marked late (their score reduced by ``late_penalty``,
+    a fraction), after ``late_until`` (or after ``due_at`` when it is NULL) refused."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("course_id", "slug", name="uq_assignments_slug"),
+                      CheckConstraint("credit IN ('partial', 'accepted')", name="ck_assignments_credit"),
+                      CheckConstraint("late_penalty >= 0 AND late_penalty <= 1", name="ck_assignments_penalty"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="CASCADE"))
+    slug: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(String(200))
+    opens_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    late_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    late_penalty: Mapped[float] = mapped_column(Float, default=0.0)
+    credit: Mapped[str] = mapped_column(String(8))  # partial: cases passed / all; accepted: AC or nothing
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class AssignmentProblem(Base):
+    __tablename__ = "assignment_problems"
+    __table_args__ = (CheckConstraint("weight > 0", name="ck_assignment_problems_weight"),)
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True)
+    problem: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+    weight: Mapped[float] = mapped_column(Float)  # the points it is worth
+
+
+class Extension(Base):
+    """One learner's own window on an assignment, and who gave it, when and why."""
+
+    __tablename__ = "extensions"
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    late_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    reason: Mapped[str] = mapped_column(String(500))
+    granted_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    granted_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class RateBucket(Base):

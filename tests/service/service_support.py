@@ -16,7 +16,9 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -45,15 +47,17 @@ def sqlite_url(folder: Path) -> str:
     return f"sqlite:///{folder / 'judge.sqlite3'}"
 
 
-def make_user(url: str, email: str, instructor: bool = False, password: str | None = None) -> str:
-    """An account and a bearer token for it, written straight into the database."""
+def make_user(url: str, email: str, instructor: bool = False, password: str | None = None,
+              course: str | None = "default") -> str:
+    """An account (a member of ``course`` unless None) and a bearer token for it, written
+    straight into the database."""
     from grader.service.accounts import add_user, new_token
     from grader.service.server import open_database
 
     db = open_database(url)
     try:
         with db.write() as s:
-            user = add_user(s, email, "instructor" if instructor else "learner", password)
+            user = add_user(s, email, "instructor" if instructor else "learner", password, course=course)
             return new_token(s, user, "tests")[1]
     finally:
         db.close()
@@ -118,6 +122,16 @@ class Server:
     def client(self, token: str | None = None, **kw) -> "httpx.Client":
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.base + "/api/v1", headers=headers, timeout=60, **kw)
+
+
+@contextmanager
+def logged_in(base: str, email: str, password: str) -> Iterator["httpx.Client"]:
+    """A client with a browser's session cookies, logged in as ``email``, for the pages
+    (paths from the site's root)."""
+    with httpx.Client(base_url=base, timeout=30) as page:
+        r = page.post("/api/v1/auth/login", json={"email": email, "password": password})
+        assert r.status_code == 200, r.text
+        yield page
 
 
 def wait_done(client, sub_id: str, timeout: float = 180.0) -> dict:

@@ -69,11 +69,13 @@ def test_user_add_refuses_bad_input_with_one_message(tmp_path):
              (("user", "add", "a@b.org", "--no-password", "--password-stdin", "--db", url), None, "choose one"),
              (("user", "add", "a@b.org", "--no-password", "--db", "mysql://x/y"), None, "unsupported database"),
              (("user", "add", "a@b.org", "--no-password", "--db", "sqlite://"), None, "SQLite needs a file"),
-             (("user", "add", "a@b.org", "--no-password", "--db", "nonsense"), None, "not a database URL")]
+             (("user", "add", "a@b.org", "--no-password", "--db", "nonsense"), None, "not a database URL"),
+             (("user", "add", "a@b.org", "--no-password", "--course", "nope", "--db", url), None, "no course 'nope'")]
     for args, stdin, needle in cases:
         done = grader(*args, stdin=stdin)
         assert done.returncode == 2 and needle in done.stderr and len(done.stderr.splitlines()) == 1, (args, done)
     assert "a@b.org" not in grader("db", "upgrade", "--db", url).stderr
+    assert grader("user", "add", "a@b.org", "--no-password", "--db", url).returncode == 0  # nothing was left behind
 
 
 def test_serve_refuses_bad_options(tmp_path):

@@ -416,3 +416,34 @@ def test_the_custom_runs_migration_keeps_old_rows_admits_the_new_kind_and_goes_b
     finally:
         database.close()
     assert kinds == {"old": "run", "new": "custom"} and left == ["old"]
+
+
+def test_the_courses_migration_puts_every_existing_account_in_the_default_course_in_its_role(db_url):
+    from alembic import command
+
+    from grader.service.db import Database, alembic_config, upgrade
+
+    database = Database(db_url)
+    try:
+        with database.engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0003")
+            for email, role in (("a@x.org", "learner"), ("t@x.org", "instructor")):
+                conn.execute(text("INSERT INTO users (email, role, created_at) VALUES (:e, :r, :t)"),
+                             {"e": email, "r": role, "t": utcnow()})
+        upgrade(database)
+        with database.engine.connect() as conn:
+            members = dict(conn.execute(text(
+                "SELECT u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id "
+                "JOIN courses c ON c.id = m.course_id WHERE c.slug = 'default'")).all())
+        make_user(db_url, "new@x.org")  # a course made after the migration gets the next id
+        with database.engine.begin() as conn:
+            conn.execute(text("INSERT INTO courses (slug, title, created_at) VALUES ('next', 'Next', :t)"),
+                         {"t": utcnow()})
+            ids = [r[0] for r in conn.execute(text("SELECT id FROM courses ORDER BY id")).all()]
+            command.downgrade(alembic_config(conn), "0003")
+        with database.engine.connect() as conn:
+            users = {r[0] for r in conn.execute(text("SELECT email FROM users")).all()}
+    finally:
+        database.close()
+    assert members == {"a@x.org": "learner", "t@x.org": "instructor"}
+    assert ids == [1, 2] and users == {"a@x.org", "t@x.org", "new@x.org"}

@@ -13,7 +13,7 @@ from ... import __version__
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
-from . import auth, errors, instructor, problems, streams, submissions
+from . import assignments, auth, courses, errors, instructor, problems, streams, submissions
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
 from .docs import add_docs
@@ -75,7 +75,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
 
     errors.install(app)
 
-    for module in (submissions, streams, problems, instructor, auth):
+    for module in (submissions, streams, problems, instructor, auth, courses, assignments):
         app.include_router(module.router, prefix=PREFIX)
     mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
     add_docs(app, "/openapi.json", PAGE_HEADERS)

@@ -8,13 +8,13 @@ import time
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from sqlalchemy import select, update
 
+from ..config import Rate
 from ..accounts import Principal, end_session, new_session, new_token, verify_password
 from ..models import ApiToken, utcnow
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context, ctx, current
 from .schemas import DB_INT_MAX, LoginIn, Me, TokenIn, TokenOut, errors
 
 router = APIRouter(tags=["accounts"])
-LOGIN_BURST, LOGIN_PER_SECOND = 10, 1 / 6  # per client address: 10 tries, then one every 6 s
 
 
 class _LoginBuckets:
@@ -25,14 +25,14 @@ class _LoginBuckets:
         self.lock = threading.Lock()
         self.buckets: dict[str, tuple[float, float]] = {}
 
-    def take(self, key: str) -> float | None:
+    def take(self, key: str, rate: Rate) -> float | None:
         now = time.monotonic()
         with self.lock:
-            tokens, at = self.buckets.get(key, (LOGIN_BURST, now))
-            tokens = min(LOGIN_BURST, tokens + (now - at) * LOGIN_PER_SECOND)
+            tokens, at = self.buckets.get(key, (rate.burst, now))
+            tokens = min(rate.burst, tokens + (now - at) * rate.per_second)
             if tokens < 1:
                 self.buckets[key] = (tokens, now)
-                return (1 - tokens) / LOGIN_PER_SECOND
+                return (1 - tokens) / rate.per_second
             if len(self.buckets) > 100_000:
                 self.buckets.clear()
             self.buckets[key] = (tokens - 1, now)
@@ -42,23 +42,33 @@ class _LoginBuckets:
 _LOGINS = _LoginBuckets()
 
 
-@router.post("/auth/login", response_model=Me, responses=errors(400, 401, 422, 429))
-def login(body: LoginIn, request: Request, response: Response, c: Context = Depends(ctx)):
-    wait = _LOGINS.take(request.client.host if request.client else "?")
+def throttle(request: Request, c: Context) -> None:
+    """Login-like requests (a password or a one-time secret is tried) share one bucket
+    per client address (``--login-limit``)."""
+    wait = _LOGINS.take(request.client.host if request.client else "?", c.config.quotas.login)
     if wait is not None:
-        raise HTTPException(429, "too many login attempts; wait", headers={"Retry-After": str(int(wait) + 1)})
-    with c.db.write() as s:
-        user = verify_password(s, body.email, body.password)
-        if user is None:
-            raise HTTPException(401, "wrong email or password")
-        cookie, csrf = new_session(s, user, c.config.session_hours)
-        email, role = user.email, user.role
+        raise HTTPException(429, "too many attempts; wait", headers={"Retry-After": str(int(wait) + 1)})
+
+
+def start_session(s, user, request: Request, response: Response, c: Context) -> Me:
+    """A new browser session for ``user``: its cookie and CSRF cookie set on ``response``."""
+    cookie, csrf = new_session(s, user, c.config.session_hours)
     secure = request.url.scheme == "https"
     age = int(c.config.session_hours * 3600)
     response.set_cookie(SESSION_COOKIE, cookie, max_age=age, httponly=True, samesite="lax", secure=secure,
                         path="/")
     response.set_cookie(CSRF_COOKIE, csrf, max_age=age, httponly=False, samesite="lax", secure=secure, path="/")
-    return Me(email=email, role=role, csrf_token=csrf)
+    return Me(email=user.email, role=user.role, csrf_token=csrf)
+
+
+@router.post("/auth/login", response_model=Me, responses=errors(400, 401, 422, 429))
+def login(body: LoginIn, request: Request, response: Response, c: Context = Depends(ctx)):
+    throttle(request, c)
+    with c.db.write() as s:
+        user = verify_password(s, body.email, body.password)
+        if user is None:
+            raise HTTPException(401, "wrong email or password")
+        return start_session(s, user, request, response, c)
 
 
 @router.post("/auth/logout", status_code=204, responses=errors(401, 403))

@@ -65,3 +65,17 @@ def instructor(who: Principal = Depends(current)) -> Principal:
     if not who.instructor:
         raise HTTPException(403, "instructors only")
     return who
+
+
+def taught(c: Context, who: Principal, slug: str | None):
+    """SQL: the course ids an instructor's request covers: ``slug`` (404 unless they teach
+    it) or, without one, every course they teach."""
+    from ..courses import course_for, taught_by
+
+    if slug is None:
+        return taught_by(who.user_id)
+    with c.db.read() as s:
+        try:
+            return [course_for(s, who, slug, teach=True).id]
+        except LookupError:
+            raise HTTPException(404, "no such course") from None

@@ -6,14 +6,13 @@ import json
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-from sqlalchemy import or_, update
 
 from ...problem.catalogue import content_hash
 from .. import jobs
+from ..rejudge import requeue
 from ..accounts import Principal
 from ..gradebook import gradebook, to_csv
-from ..models import Submission, utcnow
-from .deps import Context, ctx, instructor
+from .deps import Context, ctx, instructor, taught
 from .problems import load
 from .schemas import PROBLEM_ID, QueueOut, RejudgeOut, errors
 
@@ -24,8 +23,9 @@ router = APIRouter(tags=["instructors"])
                                      **errors(401, 403, 422)})
 def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
          problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
+         course: str | None = Query(None, max_length=64, description="one course you teach (default: all of them)"),
          format: Literal["csv", "json"] = "json"):
-    rows = gradebook(c.db, problem)
+    rows = gradebook(c.db, taught(c, who, course), problem)
     if format == "csv":
         return Response(to_csv(rows), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
@@ -35,19 +35,12 @@ def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
 @router.post("/problems/{problem_id}/rejudge", response_model=RejudgeOut, responses=errors(401, 403, 404, 422))
 def rejudge(problem_id: str = Path(max_length=64), who: Principal = Depends(instructor), c: Context = Depends(ctx),
             all: bool = Query(False, description="also Submits already graded by the current version")):
-    """Requeue the problem's graded Submits whose verdict came from another version
-    of the problem (its content hash), behind the learners' own work. Each keeps its
-    previous verdict until the new one is written."""
+    """Requeue the problem's graded Submits (of the learners of the courses you teach)
+    whose verdict came from another version of the problem (its content hash), behind
+    the learners' own work. Each keeps its previous verdict until the new one is written."""
     version = content_hash(load(problem_id))
-    stale = or_(Submission.problem_version.is_(None), Submission.problem_version != version)
     with c.db.write() as s:
-        where = [Submission.problem == problem_id, Submission.kind == "submit", Submission.status == "done"]
-        if not all:
-            where.append(stale)
-        n = s.execute(update(Submission).where(*where)
-                      .values(status="queued", priority=jobs.REJUDGE, queued_at=utcnow(), attempts=0, claimed_by=None,
-                              started_at=None, charged=False),
-                      execution_options={"synchronize_session": False}).rowcount
+        n = requeue(s, problem_id, version, who, all)
     c.workers.wake()
     c.changes.notify()
     return RejudgeOut(problem=problem_id, problem_version=version, requeued=n)

@@ -44,6 +44,10 @@ class SubmissionIn(Strict):
     input: dict[str, Any] | None = Field(
         None, description="custom only: the entry's arguments by name, as a case's `input` holds them (checked "
                           "against the problem's constraints)")
+    assignment: str | None = Field(
+        None, pattern=r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$", max_length=129,
+        description="submit only: `course/assignment`, the assignment this Submit is for (refused before it opens "
+                    "and after it closes; late after its due time); without it a Submit is practice")
 
 
 class SourceOut(BaseModel):

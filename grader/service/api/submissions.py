@@ -17,6 +17,7 @@ from ...problem.inputs import InputError, check_input
 from .. import jobs
 from ..accounts import Principal
 from ..admission import Refused, admit
+from ..courses import seen_by
 from ..config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
 from ..grading import FORMAT_TYPES, render
 from ..models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
@@ -51,6 +52,8 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
     if body.problem not in all_problem_ids():
         raise HTTPException(422, f"problem: no such problem {body.problem!r}")
     custom_input(body)
+    if body.assignment is not None and body.kind != "submit":
+        raise HTTPException(422, f"assignment: only a Submit is made for an assignment, not a {body.kind}")
     try:
         body.source.encode("utf-8")
     except UnicodeEncodeError:
@@ -60,7 +63,7 @@ def create(body: SubmissionIn, request: Request, who: Principal = Depends(curren
     key = (idempotency_key or "").strip() or None
     try:
         got = admit(c.db, who, body.problem, body.kind, body.source, key, c.config.quotas, c.config.workers,
-                    body.input)
+                    body.input, body.assignment)
     except Refused as exc:
         return refusal(exc)
     if got.created:
@@ -92,8 +95,9 @@ def custom_input(body: SubmissionIn) -> None:
 def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None]:
     with c.db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sub_id).options(*REPORT_COLUMNS)).first()
-        if row is None or (not who.instructor and row[0].user_id != who.user_id):
+                        .where(Submission.id == sub_id, seen_by(who, Submission.user_id))
+                        .options(*REPORT_COLUMNS)).first()
+        if row is None:
             raise HTTPException(404, "no such submission")
         return row[0], row[1], jobs.position(s, row[0])
 
@@ -131,9 +135,9 @@ def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(cur
 def source(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx)):
     """The code of a submission (and a custom run's input), to load it back into an editor."""
     with c.db.read() as s:
-        sub = s.scalar(select(Submission).where(Submission.id == sub_id)
+        sub = s.scalar(select(Submission).where(Submission.id == sub_id, seen_by(who, Submission.user_id))
                        .options(*DETAIL_COLUMNS, undefer(Submission.custom_input)))
-        if sub is None or (not who.instructor and sub.user_id != who.user_id):
+        if sub is None:
             raise HTTPException(404, "no such submission")
         return SourceOut(id=sub.id, problem=sub.problem, kind=sub.kind, source=sub.source, input=sub.custom_input)
 
@@ -143,10 +147,9 @@ def listing(who: Principal = Depends(current), c: Context = Depends(ctx),
             problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
             user: str | None = Query(None, max_length=320, description="instructors: one learner's email"),
             limit: int = Query(100, ge=1, le=1000)):
-    q = select(Submission, User.email).join(User, User.id == Submission.user_id).order_by(Submission.pk.desc())
-    if not who.instructor:
-        q = q.where(Submission.user_id == who.user_id)
-    elif user:
+    q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
+         .where(seen_by(who, Submission.user_id)).order_by(Submission.pk.desc()))
+    if who.instructor and user:
         q = q.where(User.email == user.strip().lower())
     if problem:
         q = q.where(Submission.problem == problem)

@@ -1,16 +1,17 @@
-"""Submissions as pages: the list (one's own; instructors: everyone's, with the
-rejudge button for a problem), one's recent history on a problem page, a report page
+"""Submissions as pages: the list (one's own; instructors: those of the learners of
+the courses they teach, with the rejudge button for a problem), one's recent history on a problem page, a report page
 and the live result panel. A learner loads only their own submissions: anyone
 else's is 404, as for an id that does not exist. Learners get the report with hidden
 cases reduced; instructors the full one (``?view=learner`` shows the learner's)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query, Request
-from sqlalchemy import func, or_, select
+from sqlalchemy import select
 
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
-from .. import jobs
+from .. import jobs, rejudge
+from ..courses import seen_by
 from ..models import DETAIL_COLUMNS, Submission, User, utcnow
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import all_views, problem_view
@@ -23,10 +24,9 @@ HISTORY_LIMIT = 10
 
 
 def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int):
-    q = select(Submission, User.email).join(User, User.id == Submission.user_id).order_by(Submission.pk.desc())
-    if not v.instructor:
-        q = q.where(Submission.user_id == v.who.user_id)
-    elif learner:
+    q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
+         .where(seen_by(v.who, Submission.user_id)).order_by(Submission.pk.desc()))
+    if v.instructor and learner:
         q = q.where(User.email == learner.strip().lower())
     if problem:
         q = q.where(Submission.problem == problem)
@@ -34,19 +34,16 @@ def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None,
         return s.execute(q.limit(limit)).all()
 
 
-def rejudge_counts(request: Request, problem: str) -> dict | None:
+def rejudge_counts(request: Request, v: Viewer, problem: str) -> dict | None:
     """How many Submits the API's rejudge would requeue: those graded by another
     version of the problem, and all of them (``?all=true``)."""
     try:
         version = content_hash(find_problem(problem))
     except ProblemError:
         return None
-    done = [Submission.problem == problem, Submission.kind == "submit", Submission.status == "done"]
-    stale = or_(Submission.problem_version.is_(None), Submission.problem_version != version)
-    count = select(func.count()).select_from(Submission)
     with ctx(request).db.read() as s:
-        return {"version": version, "stale": int(s.scalar(count.where(*done, stale)) or 0),
-                "all": int(s.scalar(count.where(*done)) or 0)}
+        return {"version": version, "stale": rejudge.count(s, problem, version, v.who, False),
+                "all": rejudge.count(s, problem, version, v.who, True)}
 
 
 @router.get("/submissions")
@@ -55,7 +52,7 @@ def listing(request: Request, v: Viewer = Depends(viewer), problem: str | None =
     rows = _rows(request, v, problem, learner, LIST_LIMIT)
     names = titles(all_views())
     title = names.get(problem) if problem else None
-    rejudge = rejudge_counts(request, problem) if v.instructor and problem else None
+    rejudge = rejudge_counts(request, v, problem) if v.instructor and problem else None
     return render(request, "submissions.html", viewer=v, rows=rows, problem=problem, title=title, titles=names,
                   learner=learner if v.instructor else None, rejudge=rejudge, limit=LIST_LIMIT)
 
@@ -77,8 +74,9 @@ def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
 def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | None]:
     with ctx(request).db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sid).options(*DETAIL_COLUMNS)).first()
-        if row is None or (not v.instructor and row[0].user_id != v.who.user_id):
+                        .where(Submission.id == sid, seen_by(v.who, Submission.user_id))
+                        .options(*DETAIL_COLUMNS)).first()
+        if row is None:
             raise PageError(404, "No such submission.")
         return row[0], row[1], jobs.position(s, row[0])
 

@@ -1,17 +1,18 @@
-"""The instructors' pages: the gradebook (learners x problems, best and last verdict,
-passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
+"""The instructors' pages: the gradebook of the courses they teach (learners x
+problems, best and last verdict, passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
 failures, what each learner's submissions store). Learners get 403. A problem's
 submissions and the rejudge button are on the submissions list (``history.py``)."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import select
 
 from .. import jobs
+from ..courses import CourseRole, course_for, courses_of, seen_by, taught_by
 from ..gradebook import gradebook, to_wide_csv
 from ..models import REPORT_COLUMNS, Submission, User, utcnow
-from .pages import HEADERS, Viewer, ctx, instructor, render
+from .pages import HEADERS, PageError, Viewer, ctx, instructor, render
 from .problem_view import all_views
 from .related import titles
 
@@ -23,9 +24,23 @@ def _problems() -> list[tuple[str, str]]:
     return [(p.id, p.title) for p in all_views()]
 
 
+def _taught(request: Request, v: Viewer, course: str | None) -> tuple[list, list[CourseRole], str]:
+    """The course ids the page covers (``course``, else every course ``v`` teaches), the
+    courses ``v`` teaches and the chosen slug."""
+    with ctx(request).db.read() as s:
+        mine = [c for c in courses_of(s, v.who.user_id) if c.role == "instructor"]
+        if not course:
+            return taught_by(v.who.user_id), mine, ""
+        try:
+            return [course_for(s, v.who, course, teach=True).id], mine, course
+        except LookupError:
+            raise PageError(404, "You teach no course of that name.") from None
+
+
 @router.get("/gradebook")
-def gradebook_page(request: Request, v: Viewer = Depends(instructor)):
-    rows = gradebook(ctx(request).db)
+def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64)):
+    ids, mine, chosen = _taught(request, v, course)
+    rows = gradebook(ctx(request).db, ids)
     cells: dict[str, dict[str, dict]] = {}
     for r in rows:
         cells.setdefault(r["learner"], {})[r["problem"]] = r
@@ -33,30 +48,34 @@ def gradebook_page(request: Request, v: Viewer = Depends(instructor)):
     known = {pid for pid, _ in problems}
     # A problem that left the catalogue still has grades: keep its column.
     problems += [(pid, pid) for pid in sorted({r["problem"] for r in rows} - known)]
-    return render(request, "gradebook.html", viewer=v, problems=problems, learners=sorted(cells), cells=cells)
+    return render(request, "gradebook.html", viewer=v, problems=problems, learners=sorted(cells), cells=cells,
+                  courses=mine, course=chosen)
 
 
 @router.get("/gradebook.csv")
-def gradebook_csv(request: Request, v: Viewer = Depends(instructor)):
-    rows = gradebook(ctx(request).db)
+def gradebook_csv(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64)):
+    rows = gradebook(ctx(request).db, _taught(request, v, course)[0])
     problems = [pid for pid, _ in _problems()]
     problems += sorted({r["problem"] for r in rows} - set(problems))
     return Response(to_wide_csv(rows, problems), media_type="text/csv; charset=utf-8",
                     headers={**HEADERS, "Content-Disposition": 'attachment; filename="gradebook.csv"'})
 
 
-def queue_state(request: Request) -> dict:
+def queue_state(request: Request, v: Viewer) -> dict:
+    """The queue as a whole (depth, workers) and, by name, only the learners of the
+    courses ``v`` teaches."""
     c = ctx(request)
+    mine = seen_by(v.who, Submission.user_id)
     with c.db.read() as s:
         stats = jobs.stats(s, c.config.stale_seconds)
         failures = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
-            .where(Submission.verdict == "IE").order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)
+            .where(Submission.verdict == "IE", mine).order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)
             .options(*REPORT_COLUMNS)).all()
         running = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
-            .where(Submission.status == "running").order_by(Submission.started_at)).all()
-        storage = jobs.storage_by_learner(s)
+            .where(Submission.status == "running", mine).order_by(Submission.started_at)).all()
+        storage = jobs.storage_by_learner(s, v.who)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
                 storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()),
                 warming=c.workers.warming.pending(), warm_idle=c.config.warm_idle)
@@ -64,9 +83,9 @@ def queue_state(request: Request) -> dict:
 
 @router.get("/queue")
 def queue_page(request: Request, v: Viewer = Depends(instructor)):
-    return render(request, "queue.html", viewer=v, **queue_state(request))
+    return render(request, "queue.html", viewer=v, **queue_state(request, v))
 
 
 @router.get("/queue/panel")
 def queue_panel(request: Request, v: Viewer = Depends(instructor)):
-    return render(request, "_queue.html", viewer=v, **queue_state(request))
+    return render(request, "_queue.html", viewer=v, **queue_state(request, v))

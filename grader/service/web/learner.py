@@ -12,7 +12,8 @@ from sqlalchemy import case, func, select
 
 from ...problem import ProblemError
 from ...problem.meta import DIFFICULTIES
-from ..models import Submission
+from ..models import Submission, utcnow
+from .assignments import assignment_for
 from .custom_input import example_input
 from .editorial import editorial_open
 from .pages import PageError, Viewer, ctx, current_viewer, redirect, render, viewer
@@ -145,15 +146,21 @@ def problem_list(request: Request, v: Viewer = Depends(viewer), q: str | None = 
 
 
 @router.get("/problems/{pid}")
-def problem_page(request: Request, pid: str, v: Viewer = Depends(viewer)):
+def problem_page(request: Request, pid: str, v: Viewer = Depends(viewer), assignment: str | None = None):
+    """``?assignment=course/slug`` (from an assignment's page): Submit counts for it."""
     try:
         p = problem_view(pid)
     except ProblemError:
         raise PageError(500, "This problem cannot be loaded (grader validate names what is wrong with it).") from None
     if p is None:
         raise PageError(404, "No such problem.")
+    made_for = None
+    if assignment:
+        course, a, window = assignment_for(request, v, assignment[:129])
+        made_for = {"ref": f"{course.slug}/{a.slug}", "title": a.title, "course": course, "window": window,
+                    "state": window.state(utcnow()), "url": f"/courses/{course.slug}/assignments/{a.slug}"}
     mine = statuses(request, v.who.user_id)
     status = mine.get(pid, "new")
-    return render(request, "problem.html", viewer=v, p=p, status=status,
+    return render(request, "problem.html", viewer=v, p=p, status=status, made_for=made_for,
                   related=related_to(all_views(), p, mine), custom=example_input(pid),
                   editorial_open=editorial_open(pid, v, status))

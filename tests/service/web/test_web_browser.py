@@ -6,59 +6,29 @@ instructor sees both in the gradebook and downloads the CSV, and confirms a reju
 Also: the keyboard, the starter and the drafts, a phone-sized screen, that logging in
 never leads off the site whatever ``next`` hides, and that ``/docs`` renders from this
 site's files under its policy. The tests run in file order: later ones read what
-earlier ones made (``MADE``).
-
-Skipped only when Chromium or Playwright is missing and JAXJUDGE_REQUIRE_BROWSER is
-unset; CI sets it, so there a missing browser fails. Screenshots of the problem page
+earlier ones made (``MADE``). Screenshots of the problem page
 and of a WA report are written to docs/pages/screenshots/ (shown on the documentation's
 learners page, the problem page's linked from the README)."""
 from __future__ import annotations
 
 import csv
 import io
-import os
-import shutil
 from urllib.parse import quote
 
 import pytest
+from browser_support import PASSWORD, log_in, paste, result_of, shot
 from service_support import P1, Server, corpus, make_user, sqlite_url
-
-from support import ROOT
 
 # Headless Chromium against a live server: a minute or more.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-REQUIRE = "JAXJUDGE_REQUIRE_BROWSER"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-SHOTS = ROOT / "docs" / "pages" / "screenshots"
-PASSWORD = "correct horse"
 P2 = "value_and_grad_loss"
-GRADE_MS = 180_000
 MADE: dict[str, str] = {}
 HOSTILE = (
     "import jax\n\n\ndef loss(params, x, y):\n    return 0.5 * (x @ params['w'] + params['b'] - y) ** 2\n\n\n"
     "def per_example_grad_clip(params, x, y, max_norm):\n"
     "    g = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, y)\n"
     "    raise ValueError('<img src=x onerror=alert(1)><script>alert(2)</script>')\n")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        sync_playwright = None
-    if CHROMIUM is None or sync_playwright is None:
-        missing = "Chromium (apt-get install chromium)" if CHROMIUM is None else "Playwright (pip install playwright)"
-        if os.environ.get(REQUIRE):
-            pytest.fail(f"{missing} is missing and {REQUIRE} is set")
-        pytest.skip(f"{missing} is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -70,15 +40,6 @@ def site(tmp_path_factory, browser):
     server = Server(url, "--no-feedback", "--run-limit", "100/min", "--submit-limit", "100/h", workers=1).start()
     yield server
     server.stop()
-
-
-def log_in(page, base: str, email: str, path: str) -> None:
-    page.goto(base + path)
-    page.wait_for_url("**/login?next=**")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("#login button[type=submit]")
-    page.wait_for_url(base + path)
 
 
 def open_problem(page, base: str) -> None:
@@ -98,18 +59,6 @@ def ann_state(site, browser):
     return state
 
 
-def paste(page, source: str) -> None:
-    page.click(".CodeMirror-code")
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(source)
-
-
-def result_of(page, kind: str):
-    """The finished panel of the latest ``kind`` (run or submit)."""
-    page.wait_for_selector(f'#result .panel[data-kind="{kind}"] .verdict-line', timeout=GRADE_MS)
-    return page.locator("#result .panel")
-
-
 def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution(site, browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
@@ -124,7 +73,7 @@ def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution
     panel = result_of(page, "run")
     assert panel.locator(".verdict.big").inner_text() == "AC" and "public 3/3" in panel.inner_text()
     assert page.is_enabled("#submit") and page.is_hidden("#submit-why")
-    page.screenshot(path=str(_shot("problem.png")))
+    page.screenshot(path=str(shot("problem.png")))
     page.click("#submit")
     panel = result_of(page, "submit")
     assert panel.locator(".verdict.big").inner_text() == "AC" and "public 3/3, hidden 36/36" in panel.inner_text()
@@ -138,11 +87,6 @@ def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution
     page.goto(site.base + "/problems")
     assert "Solved" in page.inner_text(f'tr[data-problem="{P1}"]')
     ctx.close()
-
-
-def _shot(name: str):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS / name
 
 
 def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidden_data(site, browser, ann_state):
@@ -176,7 +120,7 @@ def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidde
     page.set_viewport_size({"width": 1100, "height": 1300})
     page.goto(f"{site.base}/submissions/{MADE['wa']}")  # the report page, as the history links to it
     assert page.locator('details[data-detail="example_1"][open] table.worst').is_visible()
-    page.screenshot(path=str(_shot("wa_report.png")))
+    page.screenshot(path=str(shot("wa_report.png")))
     ctx.close()
 
 

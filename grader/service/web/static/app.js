@@ -198,6 +198,7 @@
       if (customBtn) customBtn.disabled = true;
       var body = {problem: pid, source: source, kind: kind};
       if (kind === "custom") body.input = input;
+      if (kind === "submit" && form.dataset.assignment) body.assignment = form.dataset.assignment;
       send("POST", "/submissions", form, body).then(function (r) {
         busy = false; runBtn.disabled = false;
         if (customBtn) customBtn.disabled = false;

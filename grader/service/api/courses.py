@@ -1,0 +1,285 @@
+"""Courses and people over HTTP: an instructor creates a course, invites people (a
+link that expires, may be revoked and may require an email domain), imports and
+exports its roster, removes members and hands a learner a one-time reset link; anyone
+signs up with an invitation or joins with their account, and changes their password.
+
+Secrets (invitation codes, password links) travel in request bodies, never in a URL
+the server logs: the links the pages show carry them after ``#``, which no browser
+sends. Every route that tries a secret is throttled per client address like login."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from pydantic import BaseModel, Field
+
+from .. import courses as co
+from ..accounts import AccountError, Principal, change_password, use_password_link
+from ..models import Invitation
+from .auth import start_session, throttle
+from .deps import Context, ctx, current, instructor
+from .schemas import DB_INT_MAX, Me, Strict, errors
+
+router = APIRouter(tags=["courses"])
+SLUG = Path(max_length=64)
+ROSTER_MAX_BYTES = 256 * 1024
+
+
+class CourseIn(Strict):
+    slug: str = Field(max_length=64, description="the short name in URLs: lowercase letters, digits, dashes")
+    title: str = Field(max_length=200)
+
+
+class CourseOut(BaseModel):
+    slug: str
+    title: str
+    role: Literal["learner", "instructor"] = Field(description="yours in it")
+
+
+class InvitationIn(Strict):
+    role: Literal["learner", "instructor"] = "learner"
+    days: float = Field(14, gt=0, le=co.MAX_INVITE_DAYS, description="how long it can be used")
+    email_domain: str | None = Field(None, max_length=255, description="only addresses at this domain may use it")
+
+
+class InvitationOut(BaseModel):
+    id: int
+    role: str
+    email_domain: str | None
+    created_at: datetime
+    expires_at: datetime
+    revoked: bool
+    uses: int
+    code: str | None = Field(None, description="only when it is made: it is not stored")
+    link: str | None = Field(None, description="the page that uses the code (only when it is made)")
+
+
+class CodeIn(Strict):
+    code: str = Field(max_length=100)
+
+
+class InvitationInfo(BaseModel):
+    course: str = Field(description="the course's title")
+    role: str
+    email_domain: str | None
+
+
+class SignUpIn(Strict):
+    code: str = Field(max_length=100)
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=1024)
+
+
+class PasswordIn(Strict):
+    current: str = Field(max_length=1024)
+    new: str = Field(max_length=1024)
+
+
+class PasswordLinkIn(Strict):
+    secret: str = Field(max_length=100)
+    password: str = Field(max_length=1024)
+
+
+class MemberOut(BaseModel):
+    user_id: int
+    email: str
+    role: str
+    joined_at: str
+    has_password: bool
+
+
+class RosterIn(Strict):
+    csv: str = Field(max_length=ROSTER_MAX_BYTES, description="a CSV with an email column (and optionally role)")
+
+
+class ImportedOut(BaseModel):
+    email: str
+    created: bool
+    joined: bool
+    link: str | None = Field(description="a new account's one-time set-password link, for you to hand out")
+
+
+class LinkOut(BaseModel):
+    link: str
+
+
+def _link(request: Request, page: str, secret: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/{page}#{secret}"
+
+
+def _refuse(exc: AccountError) -> HTTPException:
+    return HTTPException(400, str(exc))
+
+
+def _taught(s, who: Principal, slug: str):
+    try:
+        return co.course_for(s, who, slug, teach=True)
+    except LookupError:
+        raise HTTPException(404, "no such course (or you do not teach it)") from None
+
+
+@router.post("/courses", response_model=CourseOut, status_code=201, responses=errors(400, 401, 403, 422))
+def create(body: CourseIn, who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    with c.db.write() as s:
+        try:
+            course = co.create_course(s, who, body.slug, body.title)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return CourseOut(slug=course.slug, title=course.title, role="instructor")
+
+
+@router.get("/courses", response_model=list[CourseOut], responses=errors(401))
+def mine(who: Principal = Depends(current), c: Context = Depends(ctx)):
+    with c.db.read() as s:
+        return [CourseOut(slug=r.slug, title=r.title, role=r.role) for r in co.courses_of(s, who.user_id)]
+
+
+def _invitation_out(row: Invitation, code: str | None = None, link: str | None = None) -> InvitationOut:
+    return InvitationOut(id=row.id, role=row.role, email_domain=row.email_domain, created_at=row.created_at,
+                         expires_at=row.expires_at, revoked=row.revoked_at is not None, uses=row.uses, code=code,
+                         link=link)
+
+
+@router.post("/courses/{slug}/invitations", response_model=InvitationOut, status_code=201,
+             responses=errors(400, 401, 403, 404, 422))
+def invite(body: InvitationIn, request: Request, slug: str = SLUG, who: Principal = Depends(instructor),
+           c: Context = Depends(ctx)):
+    with c.db.write() as s:
+        course = _taught(s, who, slug)
+        try:
+            row, code = co.new_invitation(s, course, who.user_id, body.role, body.days, body.email_domain)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return _invitation_out(row, code, _link(request, "join", code))
+
+
+@router.get("/courses/{slug}/invitations", response_model=list[InvitationOut], responses=errors(401, 403, 404))
+def invitation_list(slug: str = SLUG, who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    with c.db.read() as s:
+        return [_invitation_out(r) for r in co.invitations(s, _taught(s, who, slug))]
+
+
+@router.delete("/courses/{slug}/invitations/{invitation_id}", status_code=204, responses=errors(401, 403, 404, 422))
+def revoke(slug: str = SLUG, invitation_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(instructor),
+           c: Context = Depends(ctx)):
+    with c.db.write() as s:
+        if not co.revoke_invitation(s, _taught(s, who, slug), invitation_id):
+            raise HTTPException(404, "no such invitation (or it is revoked already)")
+    return Response(status_code=204)
+
+
+@router.post("/invitations/check", response_model=InvitationInfo, responses=errors(400, 422, 429))
+def check(body: CodeIn, request: Request, c: Context = Depends(ctx)):
+    """What an invitation is for, before one signs up with it (no account needed)."""
+    throttle(request, c)
+    with c.db.read() as s:
+        try:
+            invitation, course = co.open_invitation(s, body.code)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return InvitationInfo(course=course.title, role=invitation.role, email_domain=invitation.email_domain)
+
+
+@router.post("/signup", response_model=Me, status_code=201, responses=errors(400, 422, 429))
+def sign_up(body: SignUpIn, request: Request, response: Response, c: Context = Depends(ctx)):
+    """A new account from an invitation; it is logged in at once (session cookies)."""
+    throttle(request, c)
+    with c.db.write() as s:
+        try:
+            user, _course = co.sign_up(s, body.code, body.email, body.password)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return start_session(s, user, request, response, c)
+
+
+@router.post("/join", response_model=CourseOut, responses=errors(400, 401, 403, 422, 429))
+def join(body: CodeIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """Your account joins the invitation's course (a member already: nothing changes)."""
+    throttle(request, c)
+    with c.db.write() as s:
+        try:
+            course = co.accept(s, body.code, who)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        role = next(r.role for r in co.courses_of(s, who.user_id) if r.slug == course.slug)
+        return CourseOut(slug=course.slug, title=course.title, role=role)
+
+
+@router.post("/auth/password", status_code=204, responses=errors(400, 401, 403, 422, 429))
+def password(body: PasswordIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """Change your password (the current one first); your other sessions end."""
+    throttle(request, c)
+    with c.db.write() as s:
+        try:
+            change_password(s, who.user_id, body.current, body.new, who.session_id)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+    return Response(status_code=204)
+
+
+@router.post("/auth/password-link", response_model=Me, responses=errors(400, 422, 429))
+def password_link(body: PasswordLinkIn, request: Request, response: Response, c: Context = Depends(ctx)):
+    """Set a password with a one-time link's secret; logged in at once, every older session ended."""
+    throttle(request, c)
+    with c.db.write() as s:
+        try:
+            user = use_password_link(s, body.secret, body.password)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return start_session(s, user, request, response, c)
+
+
+@router.get("/courses/{slug}/members", response_model=list[MemberOut],
+            responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
+def members(slug: str = SLUG, format: Literal["json", "csv"] = Query("json"), who: Principal = Depends(instructor),
+            c: Context = Depends(ctx)):
+    with c.db.read() as s:
+        rows = co.members(s, _taught(s, who, slug))
+    if format == "csv":
+        return Response(co.roster_csv(rows), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{slug}-roster.csv"'})
+    return [MemberOut(**vars(m)) for m in rows]
+
+
+@router.post("/courses/{slug}/roster", response_model=list[ImportedOut], responses=errors(400, 401, 403, 404, 422))
+def roster(body: RosterIn, request: Request, slug: str = SLUG, who: Principal = Depends(instructor),
+           c: Context = Depends(ctx)):
+    """Everyone in the CSV joins; a new address gets an account and a set-password link
+    (shown here once: no mail is sent). One wrong row refuses the whole file."""
+    with c.db.write() as s:
+        try:
+            done = co.import_roster(s, _taught(s, who, slug), who.user_id, body.csv)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+        return [ImportedOut(email=r.email, created=r.created, joined=r.joined,
+                            link=_link(request, "set-password", r.link) if r.link else None) for r in done]
+
+
+@router.delete("/courses/{slug}/members/{user_id}", status_code=204, responses=errors(400, 401, 403, 404, 422))
+def remove(slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(instructor),
+           c: Context = Depends(ctx)):
+    """The membership ends; the account and its submissions stay."""
+    with c.db.write() as s:
+        try:
+            gone = co.remove_member(s, _taught(s, who, slug), user_id, who.user_id)
+        except AccountError as exc:
+            raise _refuse(exc) from None
+    if not gone:
+        raise HTTPException(404, "no such member")
+    return Response(status_code=204)
+
+
+@router.post("/courses/{slug}/members/{user_id}/reset-link", response_model=LinkOut,
+             responses=errors(400, 401, 403, 404, 422))
+def reset(request: Request, slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX),
+          who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    """A one-time link (a day) that sets a learner's password; earlier ones stop working."""
+    with c.db.write() as s:
+        try:
+            secret = co.reset_link(s, _taught(s, who, slug), who.user_id, user_id)
+        except LookupError:
+            raise HTTPException(404, "no such member") from None
+        except AccountError as exc:
+            raise _refuse(exc) from None
+    return LinkOut(link=_link(request, "set-password", secret))

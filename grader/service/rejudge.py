@@ -1,0 +1,34 @@
+"""Rejudging a problem after its cases change: which Submits it requeues, and the
+requeue itself (behind the learners' own work, each keeping its verdict until regraded).
+The API's rejudge and the submissions page's counts of it share these conditions."""
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
+
+from .accounts import Principal
+from .courses import seen_by
+from .jobs import REJUDGE
+from .models import Submission, utcnow
+
+
+def rejudge_where(problem: str, version: str, who: Principal, every: bool) -> list:
+    """SQL conditions of the Submits a rejudge of ``problem`` by ``who`` requeues: graded,
+    of the learners ``who`` may see, and (unless ``every``) graded by another version."""
+    where = [Submission.problem == problem, Submission.kind == "submit", Submission.status == "done",
+             seen_by(who, Submission.user_id)]
+    if not every:
+        where.append(or_(Submission.problem_version.is_(None), Submission.problem_version != version))
+    return where
+
+
+def count(s: Session, problem: str, version: str, who: Principal, every: bool) -> int:
+    return int(s.scalar(select(func.count()).select_from(Submission)
+                        .where(*rejudge_where(problem, version, who, every))) or 0)
+
+
+def requeue(s: Session, problem: str, version: str, who: Principal, every: bool) -> int:
+    return s.execute(update(Submission).where(*rejudge_where(problem, version, who, every))
+                     .values(status="queued", priority=REJUDGE, queued_at=utcnow(), attempts=0, claimed_by=None,
+                             started_at=None, charged=False),
+                     execution_options={"synchronize_session": False}).rowcount

@@ -1,0 +1,170 @@
+/* Forms and buttons that write through the JSON API, declared in the markup:
+     <form data-api="POST /courses" data-done="reload">   named fields become the JSON body
+     <button data-api="DELETE /courses/x/invitations/3" data-confirm="Revoke it?" data-done="reload">
+   A field with data-number is sent as a number, an empty one with data-optional is left out,
+   and a hidden field with data-from-hash takes the text after "#" in the address (secrets
+   travel there: a browser never sends it to the server, so no log holds it). data-done says
+   what success does: "reload", "go:/path", "link" (show the answer's link, to copy) or
+   "roster" (one line per imported row). Refusals show in the form's [role=alert] element.
+   The session's CSRF token comes from the page's hidden csrf_token field. */
+(function () {
+  "use strict";
+  var API = document.body.dataset.api || "/api/v1";
+
+  function csrf() {
+    var el = document.querySelector('input[name="csrf_token"]');
+    return el ? el.value : "";
+  }
+
+  function call(spec, body) {
+    var parts = spec.split(" "), headers = {"X-CSRF-Token": csrf()};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    return fetch(API + parts[1], {method: parts[0], headers: headers, credentials: "same-origin",
+                                  body: body === undefined ? undefined : JSON.stringify(body)})
+      .then(function (r) {
+        return r.text().then(function (t) {
+          var data = {};
+          try { data = t ? JSON.parse(t) : {}; } catch (e) { data = {}; }
+          return {ok: r.ok, status: r.status, data: data, retry: r.headers.get("Retry-After")};
+        });
+      });
+  }
+
+  function reason(r) {
+    var why = r.data && typeof r.data.detail === "string" ? r.data.detail : "";
+    if (!why && Array.isArray(r.data && r.data.detail) && r.data.detail.length) {
+      var d = r.data.detail[0];  // FastAPI's 422: the first field and its rule
+      why = (d.loc || []).slice(1).join(".") + ": " + d.msg;
+    }
+    if (r.status === 429) return (why || "Too many tries") + (r.retry ? ". Try again in " + r.retry + " s." : ".");
+    if (r.status === 401) return "Your session has ended: log in again.";
+    return why || "Refused (" + r.status + ").";
+  }
+
+  function line(text, cls) {
+    var p = document.createElement("p");
+    if (cls) p.className = cls;
+    p.textContent = text;
+    return p;
+  }
+
+  function copyable(value) {
+    var input = document.createElement("input");
+    input.type = "text"; input.readOnly = true; input.value = value; input.className = "copy-link";
+    input.setAttribute("aria-label", "The link, to copy");
+    input.addEventListener("focus", function () { input.select(); });
+    return input;
+  }
+
+  function done(el, r, out) {
+    var how = el.dataset.done || "reload";
+    if (how === "reload") { location.reload(); return; }
+    if (how.indexOf("go:") === 0) { location.assign(how.slice(3)); return; }
+    if (!out) return;
+    out.textContent = "";
+    if (how === "link" && r.data.link) {
+      out.appendChild(line("Copy this link now: it is shown only once.", "note"));
+      out.appendChild(copyable(r.data.link));
+    } else if (how === "roster" && Array.isArray(r.data)) {
+      out.appendChild(line(r.data.length + " row" + (r.data.length === 1 ? "" : "s") + " imported. " +
+                           "New accounts set their password with their link (shown only once).", "note"));
+      var list = document.createElement("ul");
+      r.data.forEach(function (row) {
+        var li = document.createElement("li");
+        li.appendChild(document.createTextNode(row.email + (row.created ? " (new account) " :
+                                                            row.joined ? " (joined)" : " (a member already)")));
+        if (row.link) li.appendChild(copyable(row.link));
+        list.appendChild(li);
+      });
+      out.appendChild(list);
+    } else {
+      out.appendChild(line(el.dataset.doneText || "Done.", "ok-text"));
+    }
+  }
+
+  function body(form) {
+    var data = {}, bad = null;
+    Array.prototype.forEach.call(form.querySelectorAll("input[name], select[name], textarea[name]"), function (f) {
+      if (f.name === "csrf_token" || f.disabled) return;
+      var v = f.dataset.fromHash !== undefined ? decodeURIComponent(location.hash.slice(1)) : f.value;
+      if (f.dataset.optional !== undefined && v === "") return;
+      if (f.dataset.localTime !== undefined && v) {  // the browser's own zone, sent with its offset (as UTC)
+        var t = new Date(v);
+        if (isNaN(t.getTime())) { bad = f.name + " is not a date and time"; return; }
+        v = t.toISOString();
+      }
+      if (f.dataset.number !== undefined) {
+        v = Number(v);
+        if (!isFinite(v)) bad = f.name + " is a number";
+      }
+      data[f.name] = v;
+    });
+    // A list of objects: each checked [data-item=NAME] row gives one, from its [data-key] fields.
+    Array.prototype.forEach.call(form.querySelectorAll("[data-item]"), function (row) {
+      var name = row.dataset.item, pick = row.querySelector("input[type=checkbox][data-key]");
+      if (!data[name]) data[name] = [];
+      if (pick && !pick.checked) return;
+      var item = {};
+      Array.prototype.forEach.call(row.querySelectorAll("[data-key]"), function (f) {
+        item[f.dataset.key] = f.dataset.number !== undefined ? Number(f.value) : f.value;
+      });
+      data[name].push(item);
+    });
+    var pair = form.querySelector("[data-same-as]");  // "type the new password again"
+    if (pair && pair.value !== form.querySelector('[name="' + pair.dataset.sameAs + '"]').value) {
+      bad = "The two passwords differ.";
+    }
+    return bad ? {error: bad} : {data: data};
+  }
+
+  function wire(el, isForm) {
+    var out = el.querySelector("[role=alert]") || document.getElementById(el.dataset.out || "");
+    el.addEventListener(isForm ? "submit" : "click", function (ev) {
+      ev.preventDefault();
+      if (el.dataset.confirm && !window.confirm(el.dataset.confirm)) return;
+      var b = isForm ? body(el) : {data: undefined};
+      if (out) out.textContent = "";
+      if (b.error) { if (out) out.appendChild(line(b.error, "error")); return; }
+      el.setAttribute("aria-busy", "true");
+      call(el.dataset.api, b.data).then(function (r) {
+        el.removeAttribute("aria-busy");
+        if (r.ok) done(el, r, out);
+        else if (out) out.appendChild(line(reason(r), "error"));
+      }, function () {
+        el.removeAttribute("aria-busy");
+        if (out) out.appendChild(line("The judge cannot be reached; try again.", "error"));
+      });
+    });
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) { wire(f, true); });
+  Array.prototype.forEach.call(document.querySelectorAll("button[data-api]"), function (b) { wire(b, false); });
+
+  /* Times in the viewer's own zone (the server writes UTC, which stays without scripts). */
+  Array.prototype.forEach.call(document.querySelectorAll("time.local[datetime]"), function (el) {
+    var t = new Date(el.getAttribute("datetime"));
+    if (isNaN(t.getTime())) return;
+    el.title = el.textContent;
+    el.textContent = t.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short", timeZoneName: "short"});
+  });
+
+  /* The join page: what the invitation is for, before anyone types. */
+  var info = document.getElementById("invitation-info");
+  if (info) {  // kept for this tab, so that "log in first" comes back to the same invitation
+    try {
+      if (location.hash.length > 1) sessionStorage.setItem("jaxjudge:invitation", location.hash);
+      else if (sessionStorage.getItem("jaxjudge:invitation")) location.hash = sessionStorage.getItem("jaxjudge:invitation");
+    } catch (e) { /* no storage: the link must be opened again after logging in */ }
+  }
+  if (info && location.hash.length > 1) {
+    call("POST /invitations/check", {code: decodeURIComponent(location.hash.slice(1))}).then(function (r) {
+      info.textContent = r.ok ? "An invitation to " + r.data.course + " as " + (r.data.role === "instructor" ?
+        "an instructor" : "a learner") + (r.data.email_domain ? ", for addresses at " + r.data.email_domain : "") + "."
+        : reason(r);
+      info.className = r.ok ? "" : "error";
+    });
+  } else if (info) {
+    info.textContent = "This link has no invitation code: open the whole link your instructor gave you.";
+    info.className = "error";
+  }
+})();

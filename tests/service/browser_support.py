@@ -1,0 +1,44 @@
+"""What the Chromium tests share: the browser's path and flags, logging in, pasting into
+the editor and waiting for a finished result panel. The ``browser`` fixture is in
+tests/service/web/conftest.py."""
+from __future__ import annotations
+
+import os
+import shutil
+
+from support import ROOT
+
+REQUIRE = "JAXJUDGE_REQUIRE_BROWSER"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+SHOTS = ROOT / "docs" / "pages" / "screenshots"
+PASSWORD = "correct horse"
+GRADE_MS = 180_000
+
+
+def log_in(page, base: str, email: str, path: str) -> None:
+    page.goto(base + path)
+    page.wait_for_url("**/login?next=**")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    page.click("#login button[type=submit]")
+    page.wait_for_url(base + path)
+
+
+def paste(page, source: str) -> None:
+    page.click(".CodeMirror-code")
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(source)
+
+
+def result_of(page, kind: str, timeout: int = GRADE_MS):
+    """The finished panel of the latest ``kind`` (run, submit or custom)."""
+    page.wait_for_selector(f'#result .panel[data-kind="{kind}"] .verdict-line', timeout=timeout)
+    return page.locator("#result .panel")
+
+
+def shot(name: str):
+    """Where the screenshot ``name`` goes: docs/pages/screenshots/, shown by the docs."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS / name
