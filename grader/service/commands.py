@@ -104,12 +104,16 @@ def _rate(value: str):
               show_default=True, help="Event streams (/events) one account may hold open at once; past it 429.")
 @click.option("--max-streams", "streams_total", type=click.IntRange(1, 1_000_000), default=1000,
               show_default=True, help="Event streams the server holds open in all; past it 503.")
+@click.option("--lti-config", type=click.Path(dir_okay=False, exists=True), default=None, metavar="FILE",
+              help="LTI 1.3: the platforms' registrations (JSON, see `grader lti register`); enables /lti/*.")
+@click.option("--public-url", default=None, metavar="URL",
+              help="The address people and platforms reach the service at (LTI's URLs are built from it).")
 @click.option("--no-warm", is_flag=True,
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
                    "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
 def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
           login_limit, max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
-          streams_per_learner, streams_total, no_warm) -> None:
+          streams_per_learner, streams_total, lti_config, public_url, no_warm) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     from .config import Quotas, ServiceConfig, default_db_url
 
@@ -121,6 +125,8 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
                     pending_per_learner=max_pending,
                     queue_cap=queue_cap, storage_per_day=_size(storage))
     trusted = _forwarded(forwarded)
+    if lti_config:
+        _check_lti(lti_config, public_url)
     db = _open(db_url)
     db.close()
     config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
@@ -128,10 +134,57 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
                            quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
                            shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted,
                            streams_per_learner=streams_per_learner, streams_total=streams_total,
-                           warm_idle=not no_warm)
+                           warm_idle=not no_warm, lti_config=lti_config, public_url=public_url)
     from .server import serve as run
 
     run(config, explicit_db=db_url is not None)
+
+
+def _check_lti(path: str, public_url: str | None) -> None:
+    from .lti.config import LtiConfigError, load_tool_config
+    from .lti.register import tool_configuration
+
+    try:
+        load_tool_config(path)
+        tool_configuration(public_url or "http://127.0.0.1", "JAX Judge")
+    except (LtiConfigError, ValueError) as exc:
+        _fail(str(exc))
+
+
+@click.group("lti")
+def lti_group() -> None:
+    """LTI 1.3 with an LMS (Canvas, Moodle)."""
+
+
+@lti_group.command("register")
+@click.option("--public-url", required=True, metavar="URL", help="The address platforms reach the service at.")
+@click.option("--title", default="JAX Judge", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="The configuration as JSON (Canvas's developer key included).")
+def lti_register(public_url: str, title: str, as_json: bool) -> None:
+    """Print what an LMS administrator enters to register the tool: JWKS, login and launch URLs."""
+    import json
+
+    from .lti.register import format_text, tool_configuration
+
+    try:
+        conf = tool_configuration(public_url, title)
+    except ValueError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(conf, indent=2) if as_json else format_text(conf))
+
+
+@lti_group.command("keys")
+@click.argument("private_key_file", type=click.Path(dir_okay=False))
+@click.argument("public_key_file", type=click.Path(dir_okay=False))
+def lti_keys(private_key_file: str, public_key_file: str) -> None:
+    """Make the tool's RSA key pair (the private file readable by its owner only)."""
+    from .lti.config import LtiConfigError, generate_key_pair
+
+    try:
+        generate_key_pair(private_key_file, public_key_file)
+    except (LtiConfigError, OSError) as exc:
+        _fail(str(exc))
+    click.echo(f"wrote {private_key_file} and {public_key_file}")
 
 
 @click.group("db")
@@ -193,4 +246,4 @@ def user_add(email, instructor, password_stdin, no_password, token_name, course,
         click.echo(f"API token (shown once): {secret}")
 
 
-COMMANDS = [serve, db_group, user_group]
+COMMANDS = [serve, db_group, user_group, lti_group]

@@ -120,3 +120,6 @@ class ServiceConfig:
     # Open /events streams: per account (instructors alike; 429 past it) and in all (503).
     streams_per_learner: int = 8
     streams_total: int = 1000
+    # LTI 1.3: the tool's registrations (pylti1p3's JSON), and the address platforms were given.
+    lti_config: str | None = None
+    public_url: str | None = None

@@ -273,6 +273,40 @@ class Extension(Base):
     granted_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class LtiUser(Base):
+    """An account as an LMS knows it: the launch's ``sub`` at its issuer (never its email,
+    which a platform may change or share)."""
+
+    __tablename__ = "lti_users"
+
+    issuer: Mapped[str] = mapped_column(String(255), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(255), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class LtiLink(Base):
+    """Where a learner's score on an assignment goes: the AGS endpoint of their latest
+    launch of it, and what the last passback got back."""
+
+    __tablename__ = "lti_links"
+    __table_args__ = (UniqueConstraint("user_id", "assignment_id", "issuer", name="uq_lti_links_target"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(String(255))
+    subject: Mapped[str] = mapped_column(String(255))
+    resource_link_id: Mapped[str | None] = mapped_column(String(255))
+    lineitem: Mapped[str | None] = mapped_column(String(2000))
+    lineitems: Mapped[str | None] = mapped_column(String(2000))
+    scope: Mapped[str] = mapped_column(String(1000))  # space-separated, as the claim lists them
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    sent_status: Mapped[str | None] = mapped_column(String(300))  # "ok" or why not
+
+
 class RateBucket(Base):
     __tablename__ = "rate_buckets"
 

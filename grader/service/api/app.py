@@ -13,7 +13,7 @@ from ... import __version__
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
-from . import assignments, auth, courses, errors, instructor, problems, streams, submissions
+from . import assignments, auth, courses, errors, instructor, lti, problems, streams, submissions
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
 from .docs import add_docs
@@ -57,13 +57,25 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await changes.start()
-        workers.on_change = changes.notify
+        passback = getattr(app.state, "passback", None)
+        if passback is None:
+            workers.on_change = changes.notify
+        else:  # scores back to the LMS after each grade of a Submit made for an assignment
+            passback.start()
+
+            def on_change(sub_id=None):
+                changes.notify(sub_id)
+                passback.notice(sub_id)
+
+            workers.on_change = on_change
         workers.start()
         try:
             yield
         finally:
             workers.stop(config.shutdown_grace)
             await changes.stop()
+            if passback is not None:
+                passback.stop()
 
     # FastAPI's own /docs would load Swagger UI from a CDN; add_docs serves the vendored copy.
     app = FastAPI(title="JAX Judge", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -75,8 +87,10 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
 
     errors.install(app)
 
-    for module in (submissions, streams, problems, instructor, auth, courses, assignments):
+    for module in (submissions, streams, problems, instructor, auth, courses, assignments, lti):
         app.include_router(module.router, prefix=PREFIX)
+    if config.lti_config:
+        lti.mount(app, config, db, workers)
     mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
     add_docs(app, "/openapi.json", PAGE_HEADERS)
 

@@ -4,8 +4,9 @@
    A field with data-number is sent as a number, an empty one with data-optional is left out,
    and a hidden field with data-from-hash takes the text after "#" in the address (secrets
    travel there: a browser never sends it to the server, so no log holds it). data-done says
-   what success does: "reload", "go:/path", "link" (show the answer's link, to copy) or
-   "roster" (one line per imported row). Refusals show in the form's [role=alert] element.
+   what success does: "reload", "go:/path", "next" (go to the path the answer names), "link"
+   (show the answer's link, to copy) or "roster" (one line per imported row); data-auto
+   sends a form as soon as the page opens. Refusals show in the form's [role=alert] element.
    The session's CSRF token comes from the page's hidden csrf_token field. */
 (function () {
   "use strict";
@@ -60,6 +61,11 @@
     var how = el.dataset.done || "reload";
     if (how === "reload") { location.reload(); return; }
     if (how.indexOf("go:") === 0) { location.assign(how.slice(3)); return; }
+    if (how === "next") {  // the answer names a path on this site (never another origin)
+      var next = typeof r.data.next === "string" && r.data.next.charAt(0) === "/" && r.data.next.charAt(1) !== "/" &&
+        r.data.next.indexOf("\\") < 0 ? r.data.next : "/courses";
+      location.assign(next); return;
+    }
     if (!out) return;
     out.textContent = "";
     if (how === "link" && r.data.link) {
@@ -139,13 +145,19 @@
 
   Array.prototype.forEach.call(document.querySelectorAll("form[data-api]"), function (f) { wire(f, true); });
   Array.prototype.forEach.call(document.querySelectorAll("button[data-api]"), function (b) { wire(b, false); });
+  /* A form that sends itself when the page opens (the LTI launch's ticket). */
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-api][data-auto]"), function (f) {
+    if (location.hash.length > 1) f.dispatchEvent(new Event("submit", {cancelable: true}));
+  });
 
   /* Times in the viewer's own zone (the server writes UTC, which stays without scripts). */
   Array.prototype.forEach.call(document.querySelectorAll("time.local[datetime]"), function (el) {
     var t = new Date(el.getAttribute("datetime"));
     if (isNaN(t.getTime())) return;
     el.title = el.textContent;
-    el.textContent = t.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "short", timeZoneName: "short"});
+    // Not dateStyle/timeStyle: with timeZoneName they are a TypeError ("Invalid option").
+    el.textContent = t.toLocaleString(undefined, {year: "numeric", month: "short", day: "numeric", hour: "numeric",
+                                                  minute: "2-digit", timeZoneName: "short"});
   });
 
   /* The join page: what the invitation is for, before anyone types. */
