@@ -177,6 +177,42 @@ def show(problem_id: str) -> None:
               markup=False, highlight=False)
 
 
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--problem", "problem_id", required=True, help="Problem id: its starter code and hints are left out.")
+@click.option("--starter", "starters", multiple=True, type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="More code handed out to every learner, left out too (repeatable).")
+@click.option("--top", type=click.IntRange(1, 10_000), default=20, show_default=True, help="Pairs shown.")
+@click.option("--min-score", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True)
+@click.option("--common", type=click.FloatRange(0.0, 1.0), default=0.5, show_default=True,
+              help="Leave out code shared by more than this fraction of the submissions (1 keeps it all).")
+@click.option("--score", type=click.Choice(["jaccard", "containment"]), default="jaccard", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def similar(folder: str, problem_id: str, starters: tuple[str, ...], top: int, min_score: float, common: float,
+            score: str, fmt: str) -> None:
+    """Rank pairs of submissions in FOLDER (one .py/.ipynb file or folder per learner) by shared
+    code, with the matching regions side by side. A report for a person to read, never a verdict."""
+    from .similarity import compare, load_folder, starter_texts
+    from .similarity.render import render_json, render_text
+
+    try:
+        problem = find_problem(problem_id)
+    except ProblemError as exc:
+        _fail(str(exc))
+    try:
+        subs, skipped = load_folder(Path(folder))
+        base = starter_texts(problem, [Path(s) for s in starters])
+    except OSError as exc:
+        _fail(f"{folder}: {exc.strerror or exc}")
+    report = compare(problem.id, subs, base, top=top, min_score=min_score, common=common,
+                     score="containment" if score == "containment" else "jaccard", skipped=skipped)
+    if fmt == "json":
+        click.echo(render_json(report), nl=False)
+    else:
+        render_text(report, subs)
+    sys.exit(EXIT_OK)
+
+
 for _command in _AUTHORING_COMMANDS:
     main.add_command(_command)
 
