@@ -190,6 +190,8 @@ def test_the_scores_csv_comes_in_canvas_and_moodle_layouts(site):
 
 def test_the_pages_show_a_learner_their_window_and_score_and_an_instructor_everyones(site):
     with logged_in(site.base, "ann@example.org", PASSWORD) as page:
+        home = page.get("/courses").text  # what is due, across one's courses, with one's points
+        assert 'data-due="ml/late"' in home and "2.5 of 15" in home and 'data-due="ml/soon"' in home
         course = page.get("/courses/ml").text
         assert 'data-assignment="late"' in course and 'id="assignment-new"' not in course
         mine = page.get("/courses/ml/assignments/late").text

@@ -19,9 +19,23 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/courses")
 def course_list(request: Request, v: Viewer = Depends(viewer)):
+    """One's home: one's courses, and every assignment of them by due time (one's own,
+    with an extension) with its state and one's points."""
+    now = utcnow()
     with ctx(request).db.read() as s:
         mine = co.courses_of(s, v.who.user_id)
-    return render(request, "courses.html", viewer=v, courses=mine)
+        due = []
+        for c in mine:
+            course = co.course_for(s, v.who, c.slug, teach=False)
+            for a in asg.of_course(s, course):
+                w = asg.window(s, a, v.who.user_id)
+                problems, rows = asg.scores(s, a)
+                row = next((r for r in rows if r.user_id == v.who.user_id), None)
+                solved = sum(1 for cell in row.cells.values() if cell.verdict == "AC") if row else None
+                due.append(dict(course=c, a=a, window=w, state=w.state(now), points=row.points if row else None,
+                                possible=sum(p.weight for p in problems), solved=solved, count=len(problems)))
+    due.sort(key=lambda d: d["window"].due_at)
+    return render(request, "courses.html", viewer=v, courses=mine, due=due)
 
 
 @router.get("/courses/{slug}")
