@@ -26,6 +26,16 @@ def log_in(page, base: str, email: str, path: str) -> None:
     page.wait_for_url(base + path)
 
 
+def session_state(browser, base: str, email: str) -> dict:
+    """A logged-in browser session (cookies) for ``email``, for new contexts to start from."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    log_in(page, base, email, "/problems")
+    state = ctx.storage_state()
+    ctx.close()
+    return state
+
+
 def paste(page, source: str) -> None:
     page.click(".CodeMirror-code")
     page.keyboard.press("Control+a")

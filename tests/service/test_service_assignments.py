@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import httpx
 import pytest
-from service_support import P1, Server, logged_in, make_user, sqlite_url
+from service_support import P1, Server, logged_in, make_user, mark_graded, sqlite_url
 from sqlalchemy import text
 
 PASSWORD = "correct horse"
@@ -66,18 +66,6 @@ def submit(site, who: str, assignment: str | None, problem: str = P1, kind: str 
         body["assignment"] = assignment
     with api(site, who) as c:
         return c.post("/submissions", json=body)
-
-
-def graded(site, sub_id: str, verdict: str, passed: int, total: int = 3) -> None:
-    from grader.service.db import Database
-
-    db = Database(site.url)
-    try:
-        with db.engine.begin() as conn:
-            conn.execute(text("UPDATE submissions SET status = 'done', verdict = :v, passed = :p, total = :t "
-                              "WHERE id = :id"), {"v": verdict, "p": passed, "t": total, "id": sub_id})
-    finally:
-        db.close()
 
 
 def _late(site, sub_id: str) -> bool:
@@ -153,11 +141,11 @@ def test_an_extension_reopens_a_closed_assignment_for_one_learner_and_says_who_g
 
 def test_scores_follow_the_policy_best_submit_late_penalty_and_weights(site):
     early = submit(site, "ann", "ml/late", problem=P2).json()["id"]  # late: the window is past due
-    graded(site, early, "WA", 2)
+    mark_graded(site.url, early, "WA", 2)
     best = submit(site, "ann", "ml/late", problem=P2).json()["id"]
-    graded(site, best, "AC", 3)
+    mark_graded(site.url, best, "AC", 3)
     first = submit(site, "ann", "ml/open").json()["id"]
-    graded(site, first, "WA", 1)
+    mark_graded(site.url, first, "WA", 1)
     with api(site, "t") as t:
         rows = {r["learner"]: r for r in t.get("/courses/ml/assignments/late/scores").json()}
         ann = rows["ann@example.org"]["cells"]
@@ -166,7 +154,7 @@ def test_scores_follow_the_policy_best_submit_late_penalty_and_weights(site):
         opened = {r["learner"]: r for r in t.get("/courses/ml/assignments/open/scores").json()}
         assert opened["ann@example.org"]["points"] == pytest.approx(10 / 3, abs=1e-3)  # 1/3 of 10 points
     strict = submit(site, "ann", "ml/strict").json()["id"]
-    graded(site, strict, "WA", 2)
+    mark_graded(site.url, strict, "WA", 2)
     with api(site, "t") as t:
         assert t.get("/courses/ml/assignments/strict/scores").json()[0]["points"] == 0  # all or nothing
     with api(site, "ann") as c:

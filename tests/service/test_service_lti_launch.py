@@ -10,16 +10,14 @@ import json
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
 
 import httpx
 import pytest
 
 pytest.importorskip("pylti1p3", reason="LTI needs the serve extra: pip install -e '.[test,serve]'")
-from lti_platform import MEMBERSHIP, Platform, browser_launch, deep_linking, resource_link  # noqa: E402
-from service_support import P1, Server, corpus, make_user, sqlite_url, wait_done  # noqa: E402
+from lti_platform import MEMBERSHIP, browser_launch, deep_linking, resource_link  # noqa: E402
+from service_support import P1, corpus, lti_judge, wait_done  # noqa: E402
 
-from grader.service.lti.config import generate_key_pair  # noqa: E402
 from support import ROOT  # noqa: E402
 
 # A live server that grades (one sandbox) and a platform: about a minute.
@@ -28,28 +26,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("lti-service")
-    generate_key_pair(folder / "tool.pem", folder / "tool.pub")
-    platform = Platform()
-    (folder / "lti.json").write_text(json.dumps({platform.issuer: {
-        **platform.tool_config(), "private_key_file": "tool.pem", "public_key_file": "tool.pub"}}))
-    url = sqlite_url(folder)
-    teacher = make_user(url, "t@example.org", instructor=True, course=None)
-    server = Server(url, "--lti-config", str(folder / "lti.json"), "--login-limit", "100000/min", workers=1)
-    server.args += ["--public-url", server.base]
-    server.start()
-    platform.start(server.base)
-    now = datetime.now(timezone.utc)
-    with server.client(teacher) as t:
-        assert t.post("/courses", json={"slug": "ml", "title": "ML"}).status_code == 201
-        r = t.post("/courses/ml/assignments", json={
-            "slug": "week1", "title": "Week 1", "opens_at": (now - timedelta(hours=1)).isoformat(),
-            "due_at": (now + timedelta(days=1)).isoformat(), "problems": [{"problem": P1, "weight": 10}]})
-        assert r.status_code == 201, r.text
-    server.teacher, server.platform = teacher, platform
-    yield server
-    platform.stop()
-    server.stop()
+    with lti_judge(tmp_path_factory.mktemp("lti-service")) as server:
+        yield server
 
 
 def _scores(platform, sub: str) -> list[dict]:

@@ -16,7 +16,7 @@ import io
 from urllib.parse import quote
 
 import pytest
-from browser_support import PASSWORD, log_in, paste, result_of, shot
+from browser_support import PASSWORD, log_in, paste, result_of, session_state, shot
 from service_support import P1, Server, corpus, make_user, sqlite_url
 
 # Headless Chromium against a live server: a minute or more.
@@ -51,12 +51,7 @@ def open_problem(page, base: str) -> None:
 @pytest.fixture(scope="module")
 def ann_state(site, browser):
     """Ann's logged-in session, for the tests after the first."""
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    log_in(page, site.base, "ann@example.org", "/problems")
-    state = ctx.storage_state()
-    ctx.close()
-    return state
+    return session_state(browser, site.base, "ann@example.org")
 
 
 def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution(site, browser):

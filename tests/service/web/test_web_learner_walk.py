@@ -18,7 +18,7 @@ import sys
 import time
 
 import pytest
-from browser_support import PASSWORD, log_in, paste, result_of, shot
+from browser_support import PASSWORD, paste, result_of, session_state, shot
 from service_support import P1, Server, corpus, make_user, problem_copy, sqlite_url
 
 from support import ROOT
@@ -52,12 +52,7 @@ def site(tmp_path_factory, browser):
 @pytest.fixture(scope="module")
 def lea(site, browser):
     """Lea's logged-in session."""
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    log_in(page, site.base, "lea@example.org", "/problems")
-    state = ctx.storage_state()
-    ctx.close()
-    return state
+    return session_state(browser, site.base, "lea@example.org")
 
 
 @pytest.fixture

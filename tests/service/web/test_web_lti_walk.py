@@ -6,48 +6,23 @@ score arrives at the platform's AGS endpoint. Then an instructor's deep-linking 
 opens the picker and places the assignment: the platform receives the signed answer."""
 from __future__ import annotations
 
-import json
 import time
-from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
 import pytest
 
 pytest.importorskip("pylti1p3", reason="LTI needs the serve extra: pip install -e '.[test,serve]'")
 from browser_support import paste, result_of, shot  # noqa: E402
-from lti_platform import DL, Platform, deep_linking, resource_link  # noqa: E402
-from service_support import P1, Server, corpus, make_user, sqlite_url  # noqa: E402
-
-from grader.service.lti.config import generate_key_pair  # noqa: E402
+from lti_platform import DL, deep_linking, resource_link  # noqa: E402
+from service_support import P1, corpus, lti_judge  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, browser):
-    folder = tmp_path_factory.mktemp("lti-walk")
-    generate_key_pair(folder / "tool.pem", folder / "tool.pub")
-    platform = Platform()
-    (folder / "lti.json").write_text(json.dumps({platform.issuer: {
-        **platform.tool_config(), "private_key_file": "tool.pem", "public_key_file": "tool.pub"}}))
-    url = sqlite_url(folder)
-    teacher = make_user(url, "t@example.org", instructor=True, course=None)
-    server = Server(url, "--lti-config", str(folder / "lti.json"), "--login-limit", "100000/min",
-                    "--run-limit", "100/min", "--submit-limit", "100/h", workers=1)
-    server.args += ["--public-url", server.base]
-    server.start()
-    platform.start(server.base)
-    now = datetime.now(timezone.utc)
-    with server.client(teacher) as t:
-        assert t.post("/courses", json={"slug": "ml", "title": "ML"}).status_code == 201
-        assert t.post("/courses/ml/assignments", json={
-            "slug": "week1", "title": "Week 1", "opens_at": (now - timedelta(hours=1)).isoformat(),
-            "due_at": (now + timedelta(days=1)).isoformat(), "problems": [{"problem": P1, "weight": 10}]}
-        ).status_code == 201
-    server.platform = platform
-    yield server
-    platform.stop()
-    server.stop()
+    with lti_judge(tmp_path_factory.mktemp("lti-walk"), "--run-limit", "100/min", "--submit-limit", "100/h") as server:
+        yield server
 
 
 def _launch(page, site, spec) -> None:

@@ -25,6 +25,9 @@
       });
   }
 
+  // forms.js sends its requests the same way.
+  window.jaxjudgeSend = send;
+
   function say(box, cls, text, link) {
     box.textContent = "";
     var p = document.createElement("p");

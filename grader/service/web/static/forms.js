@@ -7,28 +7,13 @@
    what success does: "reload", "go:/path", "next" (go to the path the answer names), "link"
    (show the answer's link, to copy) or "roster" (one line per imported row); data-auto
    sends a form as soon as the page opens. Refusals show in the form's [role=alert] element.
-   The session's CSRF token comes from the page's hidden csrf_token field. */
+   The session's CSRF token comes from the page's hidden csrf_token field (app.js sends). */
 (function () {
   "use strict";
-  var API = document.body.dataset.api || "/api/v1";
 
-  function csrf() {
-    var el = document.querySelector('input[name="csrf_token"]');
-    return el ? el.value : "";
-  }
-
-  function call(spec, body) {
-    var parts = spec.split(" "), headers = {"X-CSRF-Token": csrf()};
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    return fetch(API + parts[1], {method: parts[0], headers: headers, credentials: "same-origin",
-                                  body: body === undefined ? undefined : JSON.stringify(body)})
-      .then(function (r) {
-        return r.text().then(function (t) {
-          var data = {};
-          try { data = t ? JSON.parse(t) : {}; } catch (e) { data = {}; }
-          return {ok: r.ok, status: r.status, data: data, retry: r.headers.get("Retry-After")};
-        });
-      });
+  function call(spec, body) {  // app.js's request helper: the CSRF token from the page's csrf_token field
+    var parts = spec.split(" ");
+    return window.jaxjudgeSend(parts[0], parts[1], document, body);
   }
 
   function reason(r) {
