@@ -63,6 +63,23 @@ def test_healthz_reports_database_workers_and_sandbox_layers(env):
     assert "rlimits" in body["sandbox"]["layers"]
 
 
+def test_openapi_document_states_the_body_limits_413_and_a_422_in_the_one_error_shape_on_every_operation(env):
+    server, _, _ = env
+    spec = server.client().get(server.base + "/openapi.json").json()
+    error = {"$ref": "#/components/schemas/ErrorOut"}
+    operations = [(path, method, op) for path, ops in spec["paths"].items() if path.startswith("/api/v1/")
+                  for method, op in ops.items()]
+    assert len(operations) > 30
+    for path, method, op in operations:
+        assert op["responses"]["422"]["content"]["application/json"]["schema"] == error, (method, path)
+        if "requestBody" in op:
+            assert op["responses"]["413"]["content"]["application/json"]["schema"] == error, (method, path)
+    assert "HTTPValidationError" not in json.dumps(spec)
+    r = server.client().post(server.base + "/api/v1/courses/default/roster", content=b"x" * (1 << 20),
+                             headers={"content-type": "application/json"})
+    assert r.status_code == 413 and set(r.json()) == {"detail"}
+
+
 def test_openapi_document_and_a_docs_page_that_loads_only_this_sites_files(env):
     server, _, _ = env
     c = server.client()

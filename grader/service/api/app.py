@@ -53,6 +53,32 @@ class BodyLimit:
         return await self.app(scope, limited, send)
 
 
+def document_edge_answers(app: FastAPI) -> None:
+    """The answers every operation may give whatever its route lists, written into the
+    OpenAPI document so that clients (and the fuzz test) can rely on it: 422 from the NUL
+    guard and from request validation, in our one error shape rather than FastAPI's
+    default; 413 from the body limit wherever a body is taken."""
+    shape = {"schema": {"$ref": "#/components/schemas/ErrorOut"}}
+    error = {"description": "an error", "content": {"application/json": shape}}
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = FastAPI.openapi(app)
+            for path, operations in schema["paths"].items():
+                if not path.startswith(PREFIX):
+                    continue
+                for operation in operations.values():
+                    answers = operation.setdefault("responses", {})
+                    answers["422"] = {**error, "description": "the request does not validate"}
+                    if "requestBody" in operation:
+                        answers.setdefault("413", {**error, "description": f"a body over {MAX_BODY_BYTES} bytes"})
+            schema["components"]["schemas"].pop("HTTPValidationError", None)
+            schema["components"]["schemas"].pop("ValidationError", None)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -93,6 +119,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
         lti.mount(app, config, db, workers)
     mount_pages(app, api_prefix=PREFIX, session_cookie=SESSION_COOKIE, csrf_cookie=CSRF_COOKIE)
     add_docs(app, "/openapi.json", PAGE_HEADERS)
+    document_edge_answers(app)
 
     @app.get("/healthz", response_model=HealthOut, tags=["health"])
     def healthz():

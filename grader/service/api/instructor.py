@@ -20,7 +20,7 @@ router = APIRouter(tags=["instructors"])
 
 
 @router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}},
-                                     **errors(401, 403, 422)})
+                                     **errors(401, 403, 404, 422)})
 def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
          problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
          course: str | None = Query(None, max_length=64, description="one course you teach (default: all of them)"),
