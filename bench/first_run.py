@@ -6,7 +6,8 @@
 1. first Run: `grader serve --workers 2` on a new SQLite file with every judge cache
    (probe and misconception tables, XLA's persistent cache) in a temporary folder, so
    that it starts cold and the machine's own caches are left alone; rate limits raised.
-   A learner opens the page --delay seconds after /healthz is healthy and, problem after
+   A learner opens the page --delay seconds after /readyz is ready (every probe table
+   built; a load balancer sends learners on then) and, problem after
    problem, Runs the first accepted file (the reference if there is none), POST to done.
    Once /healthz lists no problem as warming, the same file is Run again --warm-repeat
    times (warm Run, the median), then a second accepted file once: a new program on a
@@ -164,7 +165,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problems", default=None, help="comma-separated problem ids (default: all under problems/)")
     ap.add_argument("--delay", type=float, default=0.0,
-                    help="seconds after /healthz is healthy before the learner's first Run")
+                    help="seconds after /readyz is ready before the learner's first Run")
     ap.add_argument("--warm-repeat", type=int, default=3, help="warm Runs of each file; the median is reported")
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--each", type=int, default=6, help="grades per client under load (Run, Submit, Run, ...)")
@@ -214,6 +215,9 @@ def main() -> None:
         health.start()
         server.start(timeout=min(600.0, deadline - time.time()))
         healthy = time.monotonic() - t0
+        while time.time() < deadline and httpx.get(server.base + "/readyz", timeout=10).status_code != 200:
+            time.sleep(0.25)
+        ready = time.monotonic() - t0
         time.sleep(opts.delay)
 
         first: dict[str, dict] = {}
@@ -251,10 +255,11 @@ def main() -> None:
     # ------------------------------------------------------------ 1. first Run
     all_warm = health.all_warm_at()
     print("server: 2 workers, SQLite, feedback on, every judge cache empty at start (a temporary folder)")
-    print(f"  start -> /healthz healthy {healthy:.1f} s (the zygotes' start and one reference case); every problem "
-          f"warm {fmt(all_warm - healthy if all_warm else None, 0, 1)} s after healthy"
+    print(f"  start -> /healthz healthy {healthy:.1f} s (the zygotes' start and one reference case) -> /readyz ready "
+          f"{ready:.1f} s (every probe table); every problem warm {fmt(all_warm - ready if all_warm else None, 0, 1)}"
+          f" s after ready"
           + (f" (still warming at the warm Runs: {', '.join(still)})" if still else ""))
-    print(f"  the learner's first Runs: {opts.delay:g} s after healthy, one problem after another, in this order")
+    print(f"  the learner's first Runs: {opts.delay:g} s after ready, one problem after another, in this order")
     print()
     print(f"1. First Run on a fresh server against the warm Run of the same file (POST to done, s; warm: median "
           f"of {opts.warm_repeat}),")
@@ -279,13 +284,13 @@ def main() -> None:
     print("   where the first Run's time went, first / warm (s): queue = created -> claimed by a worker (a worker")
     print("   warming a problem looks at the queue only between problems); grade = claimed -> finished (includes")
     print("   waiting for the Run's own problem to be warmed); cases, compile = the child's case times and their")
-    print("   trace + compile, summed, from the stored report; sent, warm at = s after healthy")
+    print("   trace + compile, summed, from the stored report; sent, warm at = s after ready")
     print(f"   {'problem':30s} {'sent':>6s} {'warm at':>7s} {'queue':>13s} {'grade':>13s} {'cases':>11s} "
           f"{'compile':>11s}")
     for pid in pids:
         f, w = first[pid], warm[pid]
         at = health.warm_at(pid)
-        print(f"   {pid:30s} {f['sent'] - healthy:6.1f} {fmt(at - healthy if at else None, 7, 1)} "
+        print(f"   {pid:30s} {f['sent'] - ready:6.1f} {fmt(at - ready if at else None, 7, 1)} "
               f"{fmt(f['queue'])} / {fmt(w['queue'], 4)} {fmt(f['grade'])} / {fmt(w['grade'], 4)} "
               f"{fmt(f['cases'], 4)} / {fmt(w['cases'], 4)} {fmt(f['compile'], 4)} / {fmt(w['compile'], 4)}")
     if new_file:
@@ -339,8 +344,8 @@ def main() -> None:
             cells.append(f"{load_floor[kind]['floor'][i]:{6 if kind == 'run' else 8}.2f} "
                          f"{load_floor[kind]['floor_x'][i]:5.2f} {fmt(statistics.median(gr) if gr else None)}")
         print(f"   {rel:36s} {cells[0]}   {cells[1]}")
-    print(json.dumps({"healthy_s": round(healthy, 2), "all_warm_after_healthy_s":
-                      round(all_warm - healthy, 1) if all_warm else None,
+    print(json.dumps({"healthy_s": round(healthy, 2), "ready_s": round(ready, 2), "all_warm_after_ready_s":
+                      round(all_warm - ready, 1) if all_warm else None,
                       "first_over_warm_median": round(statistics.median(ratios), 2), "load": summary}))
     header.save(opts)
 

@@ -10,7 +10,9 @@ building it, so its checks never depend on what happened to be cached. Its hints
 from the misconception entries built so far (and what its feedback budget builds); a
 grade that could not consult them all says that a hint may follow
 (``Report.hint_may_follow``). ``/healthz`` and the queue page list the problems still
-warming, with the phase each is in."""
+warming, with the phase each is in; ``/readyz`` answers 200 only once every probe table
+is built, when a problem's first Run is as fast as its hundredth, so that a load balancer
+(or a deployment script) sends learners on then."""
 from __future__ import annotations
 
 import logging
@@ -61,6 +63,11 @@ class Warming:
             if not self._done[i]:
                 out.setdefault(step.problem.id, step.phase)
         return {pid: out[pid] for pid in self.order if pid in out}
+
+    def ready(self) -> bool:
+        """Every problem's probe table is built (or failed and was logged): no grade
+        waits for one any more."""
+        return all(self._done[i] for i in self._probe.values())
 
     def ensure(self, problem_id: str, sandbox) -> None:
         """What a grade of ``problem_id`` needs before it starts: the probe table,

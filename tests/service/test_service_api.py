@@ -61,6 +61,7 @@ def test_healthz_reports_database_workers_and_sandbox_layers(env):
     body = server.client().get(server.base + "/healthz").json()
     assert body["ok"] and body["database"] and body["workers"] == {"configured": 1, "alive": 1}
     assert "rlimits" in body["sandbox"]["layers"]
+    assert body["ready"] and server.client().get(server.base + "/readyz").status_code == 200  # --no-warm
 
 
 def test_openapi_document_states_the_body_limits_413_and_a_422_in_the_one_error_shape_on_every_operation(env):

@@ -36,6 +36,11 @@ def _warming(server: Server) -> dict[str, str]:
     return httpx.get(server.base + "/healthz", timeout=10).json()["warming"]
 
 
+def _readyz(server: Server) -> tuple[int, dict[str, str]]:
+    r = httpx.get(server.base + "/readyz", timeout=10)
+    return r.status_code, r.json()["warming"]
+
+
 # ---------------------------------------------------------------- the plan, without a sandbox
 
 @pytest.fixture
@@ -73,6 +78,19 @@ def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built)
     assert log[:2] == [(P2, "probe"), (P1, "probe")]  # in the order given (most-submitted first)
     assert len(log) == len(steps(find_problem(P1))) + len(steps(find_problem(P2)))  # each step once
     assert warming.pending() == {}
+
+
+def test_warming_is_ready_once_every_probe_table_is_built_before_any_hint(built):
+    from grader.service.warming import Warming
+
+    log, _ = built
+    warming = Warming([P2, P1])
+    readiness = [warming.ready()]
+    while warming.warm_next(sandbox=None):
+        readiness.append(warming.ready())
+    assert readiness[:3] == [False, False, True]  # P2's probe, then P1's: ready before the first hint
+    assert all(readiness[2:]) and log[2][1] == "hint"
+    assert Warming([]).ready()  # nothing to warm (--no-warm, Dask): ready at once
 
 
 def test_a_grade_waits_only_for_its_problems_probe_table(built):
@@ -132,13 +150,18 @@ def test_idle_workers_warm_every_problem_phase_by_phase_then_a_first_wrong_submi
     server, token = _fresh(tmp_path, warm=True, copy=True)
     try:
         everything = set(all_problem_ids())  # as the server sees them: the catalogue, P1 from the copy
-        seen = [_warming(server)]
+        ready = [_readyz(server)]
+        seen = [ready[0][1]]
         deadline = time.time() + 420
         # Phase-major: every probe table before any hint table; the rest of the hints and the
         # caches (XLA's, which only speed a grade up) are left to finish after the test.
         while time.time() < deadline and seen[-1].get(P1) in ("probe", "hint"):
             time.sleep(0.5)
-            seen.append(_warming(server))
+            ready.append(_readyz(server))
+            seen.append(ready[-1][1])
+        # /readyz: 503 while any probe table is still to build, 200 once none is.
+        assert ready[0][0] == 503 and ready[-1][0] == 200
+        assert all(code == 503 for code, pending in ready if "probe" in pending.values()), ready
         assert set(seen[0]) == everything - {"broken_problem"} and "broken_problem" not in seen[0]
         phases = [w[P1] for w in seen if P1 in w]
         assert phases == sorted(phases, key=["probe", "hint", "cache"].index) and "hint" in phases
@@ -161,6 +184,7 @@ def test_without_warming_a_grade_builds_its_probe_table_and_healthz_lists_nothin
     server, token = _fresh(tmp_path, warm=False, copy=False)
     try:
         assert _warming(server) == {}  # --no-warm: nothing waits
+        assert _readyz(server) == (200, {})
         with server.client(token) as ann:
             r = post(ann, corpus("accepted/flat_norm.py"), "run")
             assert r.status_code == 202, r.text

@@ -121,15 +121,27 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
     add_docs(app, "/openapi.json", PAGE_HEADERS)
     document_edge_answers(app)
 
-    @app.get("/healthz", response_model=HealthOut, tags=["health"])
-    def healthz():
-        """No authentication: the database is reachable, the workers are alive, and
-        which sandbox layers the latest grade had."""
+    def health() -> HealthOut:
         ok_db = db.ping()
         alive = workers.alive()
-        body = HealthOut(ok=ok_db and alive == config.workers, database=ok_db,
+        ready = workers.warming.ready()  # before the list: a ready answer never lists a probe still to build
+        return HealthOut(ok=ok_db and alive == config.workers, database=ok_db,
                          workers={"configured": config.workers, "alive": alive}, engine=config.engine,
-                         sandbox=workers.sandbox_info, warming=workers.warming.pending(), version=__version__)
+                         sandbox=workers.sandbox_info, warming=workers.warming.pending(), ready=ready,
+                         version=__version__)
+
+    @app.get("/healthz", response_model=HealthOut, tags=["health"], responses={503: {"model": HealthOut}})
+    def healthz():
+        """No authentication: the database is reachable, the workers are alive, and
+        which sandbox layers the latest grade had (503 when not ``ok``)."""
+        body = health()
         return JSONResponse(body.model_dump(), status_code=200 if body.ok else 503)
+
+    @app.get("/readyz", response_model=HealthOut, tags=["health"], responses={503: {"model": HealthOut}})
+    def readyz():
+        """As ``/healthz``, but 503 until every problem's probe table is built too: from
+        then on a problem's first Run waits for nothing its hundredth does not."""
+        body = health()
+        return JSONResponse(body.model_dump(), status_code=200 if body.ok and body.ready else 503)
 
     return SecurityHeaders(NulGuard(BodyLimit(app, MAX_BODY_BYTES)), PREFIX)

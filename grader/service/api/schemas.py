@@ -181,6 +181,8 @@ class HealthOut(BaseModel):
         default_factory=dict, description="problems whose tables idle workers have not all built yet, most-submitted "
         "first, each with the phase it is in: its dependence probe table (a grade waits for it), its misconception "
         "hints (a grade may say a hint may follow), XLA's cache for eager code")
+    ready: bool = Field(description="every problem's probe table is built: no grade waits for one (/readyz answers "
+                                    "200 only when this and ok are true)")
     version: str
 
 
