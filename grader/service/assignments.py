@@ -12,11 +12,13 @@ import io
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete as sa_delete
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError
-from .models import Assignment, AssignmentProblem, Course, Extension, Membership, Submission, User, utcnow
+from .models import (Assignment, AssignmentProblem, Course, Extension, LtiLink, Membership, Submission, User,
+                     utcnow)
 from .ratelimit import Refused
 
 MAX_PROBLEMS = 50
@@ -61,12 +63,10 @@ def of_course(s: Session, course: Course) -> list[Assignment]:
                           .order_by(Assignment.due_at, Assignment.slug)))
 
 
-def create(s: Session, course: Course, by: int, slug: str, title: str, opens_at: datetime, due_at: datetime,
-           late_until: datetime | None, late_penalty: float, credit: str,
-           problems: list[tuple[str, float]], known: set[str]) -> Assignment:
-    from .courses import check_slug
-
-    slug, title = check_slug(slug), title.strip()
+def _check(title: str, opens_at: datetime, due_at: datetime, late_until: datetime | None, late_penalty: float,
+           problems: list[tuple[str, float]], known: set[str]) -> str:
+    """The title, stripped, once every rule of an assignment holds; else why not."""
+    title = title.strip()
     if not 1 <= len(title) <= 200:
         raise AccountError("an assignment's title has 1 to 200 characters")
     if not opens_at < due_at:
@@ -85,6 +85,24 @@ def create(s: Session, course: Course, by: int, slug: str, title: str, opens_at:
         raise AccountError("a problem is listed twice")
     if any(not 0 < w <= 1000 for _, w in problems):
         raise AccountError("a problem's weight is more than 0 and at most 1000 points")
+    return title
+
+
+def _set_problems(s: Session, a: Assignment, problems: list[tuple[str, float]]) -> None:
+    for old in problems_of(s, a):
+        s.delete(old)
+    s.flush()
+    for i, (pid, weight) in enumerate(problems):
+        s.add(AssignmentProblem(assignment_id=a.id, problem=pid, position=i, weight=weight))
+
+
+def create(s: Session, course: Course, by: int, slug: str, title: str, opens_at: datetime, due_at: datetime,
+           late_until: datetime | None, late_penalty: float, credit: str,
+           problems: list[tuple[str, float]], known: set[str]) -> Assignment:
+    from .courses import check_slug
+
+    slug = check_slug(slug)
+    title = _check(title, opens_at, due_at, late_until, late_penalty, problems, known)
     if s.scalar(select(Assignment.id).where(Assignment.course_id == course.id, Assignment.slug == slug)):
         raise AccountError(f"this course has an assignment {slug!r} already")
     a = Assignment(course_id=course.id, slug=slug, title=title, opens_at=opens_at, due_at=due_at,
@@ -92,9 +110,36 @@ def create(s: Session, course: Course, by: int, slug: str, title: str, opens_at:
                    created_at=utcnow())
     s.add(a)
     s.flush()
-    for i, (pid, weight) in enumerate(problems):
-        s.add(AssignmentProblem(assignment_id=a.id, problem=pid, position=i, weight=weight))
+    _set_problems(s, a, problems)
     return a
+
+
+def update(s: Session, a: Assignment, title: str, opens_at: datetime, due_at: datetime,
+           late_until: datetime | None, late_penalty: float, credit: str,
+           problems: list[tuple[str, float]], known: set[str]) -> Assignment:
+    """Everything but the slug (links, LTI resource links and Submits name it) changed at
+    once, by the rules of ``create``. Scores follow at once: they are computed from the
+    Submits, by the assignment as it is now; a Submit already made keeps its late mark."""
+    a.title = _check(title, opens_at, due_at, late_until, late_penalty, problems, known)
+    a.opens_at, a.due_at, a.late_until, a.late_penalty, a.credit = opens_at, due_at, late_until, late_penalty, credit
+    _set_problems(s, a, problems)
+    return a
+
+
+def delete(s: Session, a: Assignment) -> None:
+    """Removes an assignment nothing depends on yet, with its problems and extensions. One
+    that a Submit was made for (the Submits would become practice and their scores be lost)
+    or that an LMS launched (its grade column would point nowhere) is refused: close it by
+    its times instead."""
+    made = s.scalar(select(func.count()).select_from(Submission).where(Submission.assignment_id == a.id)) or 0
+    if made:
+        raise AccountError(f"{made} Submit(s) were made for this assignment: it cannot be deleted (move its due "
+                           "time to close it)")
+    if s.scalar(select(func.count()).select_from(LtiLink).where(LtiLink.assignment_id == a.id)):
+        raise AccountError("an LMS links to this assignment: it cannot be deleted (move its due time to close it)")
+    for model in (AssignmentProblem, Extension):
+        s.execute(sa_delete(model).where(model.assignment_id == a.id))
+    s.delete(a)
 
 
 def extend(s: Session, a: Assignment, user_id: int, by: int, due_at: datetime, late_until: datetime | None,

@@ -3,7 +3,10 @@ dependence probe's table, each wrong answer's misconception entry, XLA's cache f
 eager code: ``authoring.warm``'s steps) is built by idle workers from the server's
 start, one step at a time and phase by phase: every problem's probe table first (the
 most-submitted problem first), then the misconceptions, then the caches. A worker looks
-at the queue between two steps, and with two workers or more one stays free to grade.
+at the queue between two steps, and with two workers or more one stays free to grade; no
+step starts while a grade runs, so that warming never slows a learner's grade by more than
+the rest of one step (on a machine with as many cores as workers, a grade beside a step is
+measurably slower: ``bench/first_run.py``).
 
 A grade needs only its problem's probe table: it builds it, or waits for the worker
 building it, so its checks never depend on what happened to be cached. Its hints come
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from contextlib import contextmanager
+from typing import Iterator
 from sqlalchemy import func, select
 
 from ..authoring.warm import PHASES, Phase, Step, steps
@@ -54,6 +59,7 @@ class Warming:
         self._probe = {s.problem.id: i for i, s in enumerate(self._plan) if s.phase == "probe"}
         self._guard = threading.Lock()
         self._busy = 0
+        self._grades = 0
 
     def pending(self) -> dict[str, Phase]:
         """The problems not warm yet, most-submitted first, each with the phase of its
@@ -76,11 +82,22 @@ class Warming:
         if i is not None:
             self._run(i, sandbox, wait=True)
 
+    @contextmanager
+    def grading(self) -> Iterator[None]:
+        """Around a grade: no warming step starts until it ends."""
+        with self._guard:
+            self._grades += 1
+        try:
+            yield
+        finally:
+            with self._guard:
+                self._grades -= 1
+
     def warm_next(self, sandbox) -> bool:
         """Build the next step no other worker is building, unless ``background``
-        workers are warming already; False if there was nothing to do."""
+        workers are warming already or a grade is running; False if nothing was built."""
         with self._guard:
-            if self._busy >= self.background:
+            if self._busy >= self.background or self._grades:
                 return False
             self._busy += 1
         try:

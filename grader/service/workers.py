@@ -184,7 +184,8 @@ class Workers:
                 self.on_change(job.id)
                 zygote = sandbox.proc.pid if sandbox is not None and sandbox.proc is not None else None
                 try:
-                    self._run(wid, job, grade, sandbox)
+                    with self.warming.grading():
+                        self._run(wid, job, grade, sandbox)
                 except Exception as exc:  # e.g. the database refused the result: an attempt all the same
                     log.exception("worker %s: could not record %s (attempt %d of %d)", wid, job.id, job.attempts,
                                   self.config.max_attempts)

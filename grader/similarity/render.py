@@ -19,7 +19,9 @@ def _t(value: Any, style: str = "") -> Any:
     return Text(visible(value), style=style)
 
 
-def _lines(subs: dict[str, Submission], name: str, path: str, span: tuple[int, int]) -> list[tuple[int, str]]:
+def region_lines(subs: dict[str, Submission], name: str, path: str, span: tuple[int, int]) -> list[tuple[int, str]]:
+    """Lines ``span`` of file ``path`` of submission ``name``, numbered, at most
+    ``MAX_REGION_LINES`` of ``MAX_LINE_CHARS`` each, with no control character."""
     for source in subs[name].sources:
         if source.path == path:
             lines = source.text.splitlines()
@@ -34,8 +36,8 @@ def _region(subs: dict[str, Submission], pair: Pair, match: Match) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    left = _lines(subs, pair.left, match.left_file, match.left_lines)
-    right = _lines(subs, pair.right, match.right_file, match.right_lines)
+    left = region_lines(subs, pair.left, match.left_file, match.left_lines)
+    right = region_lines(subs, pair.right, match.right_file, match.right_lines)
     table = Table(box=None, show_header=True, pad_edge=False, expand=False)
     width = len(str(max(match.left_lines[1], match.right_lines[1])))
     for title in (f"{match.left_file}:{match.left_lines[0]}-{match.left_lines[1]}",

@@ -193,3 +193,63 @@ def test_the_pages_show_a_learner_their_window_and_score_and_an_instructor_every
         body = page.get("/courses/ml/assignments/closed").text
         assert 'data-learner="ann@example.org"' in body and "given by t@example.org" in body and "(ill)" in body
         assert "layout=canvas" in body and 'id="assignment-new"' in page.get("/courses/ml").text
+
+
+def _body(**change) -> dict:
+    return {"title": "Week edit", "opens_at": _at(1), "due_at": _at(2), "late_penalty": 0.25,
+            "problems": [{"problem": P1, "weight": 4}], **change}
+
+
+def test_an_assignment_is_changed_whole_but_its_slug_and_its_scores_follow(site):
+    with api(site, "t") as t:
+        assert t.post("/courses/ml/assignments", json={**_body(), "slug": "edit"}).status_code == 201
+        r = t.put("/courses/ml/assignments/edit", json=_body(title="Week edited", opens_at=_at(-1), credit="accepted",
+                                                             problems=[{"problem": P2, "weight": 7}]))
+        assert r.status_code == 200, r.text
+        got = r.json()
+        assert got["slug"] == "edit" and got["title"] == "Week edited" and got["credit"] == "accepted"
+        assert got["window"]["state"] == "open" and got["problems"] == [{"problem": P2, "weight": 7}]
+        assert got["points_possible"] == 7
+    sub = submit(site, "ann", "ml/edit", problem=P2)  # open now, and P2 is its problem
+    assert sub.status_code == 202, sub.text
+    mark_graded(site.url, sub.json()["id"], "AC", 3)
+    with api(site, "t") as t:
+        assert t.get("/courses/ml/assignments/edit/scores").json()[0]["points"] == 7
+        assert t.put("/courses/ml/assignments/edit", json=_body(problems=[{"problem": P2, "weight": 2}]
+                                                                )).status_code == 200
+        assert t.get("/courses/ml/assignments/edit/scores").json()[0]["points"] == 2  # the new weight
+
+
+@pytest.mark.parametrize("who, change, status, message", [
+    ("t", {"opens_at": _at(3)}, 400, "opens before it is due"),
+    ("t", {"problems": [{"problem": "no_such_problem"}]}, 400, "no such problem"),
+    ("t", {"slug": "renamed"}, 422, "slug"),          # the slug never changes
+    ("ann", {}, 403, None),                            # learners cannot
+    ("out", {}, 403, None),
+])
+def test_a_change_that_cannot_be_is_refused_and_changes_nothing(site, who, change, status, message):
+    with api(site, "t") as t:
+        before = t.get("/courses/ml/assignments/open").json()
+    with api(site, who) as c:
+        r = c.put("/courses/ml/assignments/open", json=_body(**change))
+    assert r.status_code == status, r.text
+    if message:
+        assert message in r.json()["detail"]
+    with api(site, "t") as t:
+        assert t.get("/courses/ml/assignments/open").json() == before
+
+
+def test_an_assignment_without_submits_is_deleted_and_one_with_submits_is_not(site):
+    with api(site, "t") as t:
+        assert t.post("/courses/ml/assignments", json={**_body(), "slug": "gone"}).status_code == 201
+        assert t.post("/courses/ml/assignments/gone/extensions",
+                      json={"email": "ann@example.org", "due_at": _at(3)}).status_code == 200
+        assert t.delete("/courses/ml/assignments/gone").status_code == 204
+        assert t.get("/courses/ml/assignments/gone").status_code == 404
+        assert t.post("/courses/ml/assignments", json={**_body(), "slug": "gone"}).status_code == 201  # name free
+        assert submit(site, "ann", "ml/open").status_code == 202
+        r = t.delete("/courses/ml/assignments/open")  # ann submitted for it
+        assert r.status_code == 409 and "cannot be deleted" in r.json()["detail"]
+        assert t.get("/courses/ml/assignments/open").status_code == 200
+    with api(site, "ann") as c:
+        assert c.delete("/courses/ml/assignments/gone").status_code == 403

@@ -122,6 +122,17 @@ def test_with_two_workers_one_stays_free_to_grade(built):
     assert log == [(P2, "probe")]
 
 
+def test_no_warming_step_starts_while_a_grade_runs(built):
+    from grader.service.warming import Warming
+
+    log, _ = built
+    warming = Warming([P2, P1], background=2)
+    with warming.grading():
+        assert warming.warm_next(sandbox=None) is False  # the grade has the machine to itself
+        assert log == []
+    assert warming.warm_next(sandbox=None) is True and log == [(P2, "probe")]
+
+
 def test_a_grade_of_a_problem_whose_probe_table_is_being_built_waits_for_that_build(built):
     from grader.service.warming import Warming
 

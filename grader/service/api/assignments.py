@@ -14,10 +14,12 @@ from pydantic import AwareDatetime, BaseModel, Field
 from sqlalchemy import select
 
 from ...problem import all_problem_ids
+from ...similarity import Report
 from .. import assignments as asg
 from .. import courses as co
 from ..accounts import AccountError, Principal
 from ..models import Assignment, Extension, User
+from ..similar_code import TOP, similar_submits
 from .deps import Context, ctx, current, instructor
 from .schemas import PROBLEM_ID, Strict, errors
 
@@ -30,8 +32,9 @@ class ProblemWeight(Strict):
     weight: float = Field(1.0, gt=0, le=1000, description="the points it is worth")
 
 
-class AssignmentIn(Strict):
-    slug: str = Field(max_length=64)
+class AssignmentChange(Strict):
+    """An assignment as a whole, but its slug: what ``PUT`` replaces."""
+
     title: str = Field(max_length=200)
     opens_at: AwareDatetime = Field(description="with its timezone, e.g. 2027-01-10T09:00:00-05:00")
     due_at: AwareDatetime
@@ -41,6 +44,10 @@ class AssignmentIn(Strict):
     credit: Literal["partial", "accepted"] = Field("partial", description="partial: the share of cases passed; "
                                                                           "accepted: 1 for AC, else 0")
     problems: list[ProblemWeight] = Field(min_length=1, max_length=asg.MAX_PROBLEMS)
+
+
+class AssignmentIn(AssignmentChange):
+    slug: str = Field(max_length=64, description="its short name in links; it never changes")
 
 
 class WindowOut(BaseModel):
@@ -150,6 +157,40 @@ def create(body: AssignmentIn, slug: str = SLUG, who: Principal = Depends(instru
         return describe(s, course, a, who, with_scores=False)
 
 
+@router.put("/courses/{slug}/assignments/{assignment}", response_model=AssignmentOut,
+            responses=errors(400, 401, 403, 404, 422))
+def change(body: AssignmentChange, slug: str = SLUG, assignment: str = Path(max_length=64),
+           who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    """Replace everything but the slug (times, late policy, credit, problems and weights)
+    by the rules of creating one. Scores follow at once; a Submit keeps its late mark."""
+    with c.db.write() as s:
+        course = _course(s, who, slug, teach=True)
+        a = _assignment(s, course, assignment)
+        try:
+            asg.update(s, a, body.title, _utc(body.opens_at), _utc(body.due_at), _utc(body.late_until),
+                       body.late_penalty, body.credit, [(p.problem, p.weight) for p in body.problems],
+                       set(all_problem_ids()))
+        except AccountError as exc:
+            raise HTTPException(400, str(exc)) from None
+        s.flush()
+        return describe(s, course, a, who, with_scores=False)
+
+
+@router.delete("/courses/{slug}/assignments/{assignment}", status_code=204,
+               responses=errors(401, 403, 404, 409, 422))
+def remove(slug: str = SLUG, assignment: str = Path(max_length=64), who: Principal = Depends(instructor),
+           c: Context = Depends(ctx)):
+    """Delete an assignment nothing depends on yet; 409 once a Submit was made for it or
+    an LMS launched it (close it by its times instead)."""
+    with c.db.write() as s:
+        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        try:
+            asg.delete(s, a)
+        except AccountError as exc:
+            raise HTTPException(409, str(exc)) from None
+    return Response(status_code=204)
+
+
 @router.get("/courses/{slug}/assignments", response_model=list[AssignmentOut], responses=errors(401, 404))
 def listing(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
     with c.db.read() as s:
@@ -217,3 +258,21 @@ def scores(slug: str = SLUG, assignment: str = Path(max_length=64), format: Lite
                         headers={"Content-Disposition": f'attachment; filename="{slug}-{assignment}-{layout}.csv"'})
     return [ScoreRow(learner=r.email, cells={k: _cell(v) for k, v in r.cells.items()}, points=r.points,
                      extended=r.extended) for r in rows]
+
+
+@router.get("/courses/{slug}/assignments/{assignment}/similar", response_model=Report,
+            responses=errors(401, 403, 404, 422))
+def similar(slug: str = SLUG, assignment: str = Path(max_length=64),
+            problem: str = Query(max_length=64, pattern=PROBLEM_ID, description="one of the assignment's problems"),
+            top: int = Query(TOP, ge=1, le=200, description="pairs listed with their matching regions"),
+            who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+    """Pairs of the course's learners whose final Submits for this assignment's problem
+    share the most code (renaming and reformatting do not hide it; the starter code does
+    not count), best first, with the matching line ranges. For a person to read, never a
+    verdict."""
+    with c.db.read() as s:
+        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        if problem not in {p.problem for p in asg.problems_of(s, a)}:
+            raise HTTPException(404, "no such problem in this assignment")
+        report, _subs = similar_submits(s, a, problem, top)
+    return report

@@ -1,15 +1,17 @@
 """The assignment pages: for a learner, an assignment's problems with their own window
 and best Submit each (the problem page opened from here submits for the assignment);
-for its instructors also every learner's scores, the CSV for Canvas and Moodle, and
-extensions. An assignment is created on its course's page."""
+for its instructors also every learner's scores, the CSV for Canvas and Moodle,
+extensions, and the similar-code report of each problem. An assignment is created on its course's page."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 from sqlalchemy import select
 
+from ...similarity.render import region_lines
 from .. import assignments as asg
 from .. import courses as co
 from ..models import Extension, User, utcnow
+from ..similar_code import similar_submits
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import all_views
 from .related import titles
@@ -42,6 +44,31 @@ def assignment_page(request: Request, slug: str, assignment: str, v: Viewer = De
                                 .where(Extension.assignment_id == a.id).order_by(User.email)).all()
             by = dict(s.execute(select(User.id, User.email)).all()) if granted else {}
             extensions = [(e, email, by.get(e.granted_by)) for e, email in granted]
+    views = all_views()
     return render(request, "assignment.html", viewer=v, course=course, a=a, window=window, state=window.state(utcnow()),
-                  problems=problems, titles=titles(all_views()), rows=rows if teach else [], mine=mine, teach=teach,
-                  extensions=extensions, possible=sum(p.weight for p in problems))
+                  problems=problems, titles=titles(views), rows=rows if teach else [], mine=mine, teach=teach,
+                  extensions=extensions, possible=sum(p.weight for p in problems),
+                  catalogue=views if teach else [], weights={p.problem: p.weight for p in problems})
+
+
+@router.get("/courses/{slug}/assignments/{assignment}/similar")
+def similar_page(request: Request, slug: str, assignment: str, problem: str | None = None,
+                 v: Viewer = Depends(viewer)):
+    """For the course's instructors: the pairs of final Submits for one of the
+    assignment's problems that share the most code, each with its regions side by side."""
+    with ctx(request).db.read() as s:
+        try:
+            course = co.course_for(s, v.who, slug, teach=True)
+            a = asg.find(s, course, assignment)
+        except LookupError:
+            raise PageError(404, "No such assignment in a course you teach.") from None
+        problems = [p.problem for p in asg.problems_of(s, a)]
+        chosen = problem or problems[0]
+        if chosen not in problems:
+            raise PageError(404, "No such problem in this assignment.")
+        report, subs = similar_submits(s, a, chosen)
+    named = {sub.name: sub for sub in subs}
+    sides = [[(m, region_lines(named, p.left, m.left_file, m.left_lines),
+               region_lines(named, p.right, m.right_file, m.right_lines)) for m in p.matches] for p in report.pairs]
+    return render(request, "similar.html", viewer=v, course=course, a=a, problems=problems, chosen=chosen,
+                  titles=titles(all_views()), report=report, sides=sides)

@@ -7,7 +7,9 @@ has passed, one for the second, which counts late; the learner's and the instruc
 pages show the points by that policy; the instructor gives an extension, downloads the
 CSV Canvas and Moodle import, finds the learner in the gradebook and the members, and
 makes a reset link, which logs the learner in anew and ends their older session; the
-learner changes their password on their account page.
+instructor renames the assignment in its form (its times shown in their zone, sent back
+unchanged) and opens its similar-code report; the learner changes their password on their
+account page.
 
 The instructor's browser is in New York, the learner's in Los Angeles: each page shows
 the times in its viewer's zone. The tests run in file order: later ones build on what
@@ -48,9 +50,10 @@ MADE: dict[str, object] = {}
 def site(tmp_path_factory, browser):
     root = tmp_path_factory.mktemp("course_walk")
     url = sqlite_url(root)
-    make_user(url, TEACHER, instructor=True, password=PASSWORD, course=None)
+    token = make_user(url, TEACHER, instructor=True, password=PASSWORD, course=None)
     server = Server(url, "--login-limit", "100000/min", "--run-limit", "1000/min", "--submit-limit", "1000/h",
                     workers=1).start()
+    server.token = token
     yield server
     server.stop()
 
@@ -308,6 +311,23 @@ def test_a_reset_link_logs_the_learner_in_anew_and_ends_their_older_session(site
 
     learner.reload()  # the session from signing up has ended
     learner.wait_for_url("**/login?next=**")
+
+
+def test_the_instructor_renames_the_assignment_in_its_form_which_shows_its_times_in_their_zone(site, teacher):
+    page = teacher
+    _assignment_page(page, site.base)
+    page.click("section[aria-labelledby=change] summary")
+    assert page.input_value("#ae-due") == _local_input(MADE["due"], TEACHER_ZONE)  # UTC on the wire, NY in the form
+    assert page.is_checked(f'#assignment-edit input[data-key=problem][value="{P1}"]')
+    page.fill("#ae-title", WORK + " (revised)")
+    page.click("#assignment-edit button[type=submit]")
+    page.wait_for_function("document.querySelector('h1').textContent.includes('(revised)')")
+    with site.client(site.token) as t:  # the times went back exactly as they were
+        got = t.get(f"/courses/{COURSE}/assignments/{ASSIGNMENT}").json()
+    assert datetime.fromisoformat(got["window"]["due_at"]) == MADE["due"]
+    page.click("section[aria-labelledby=similar] a.similar-link")
+    page.wait_for_selector("p.summary")
+    assert "1 final Submit compared" in page.inner_text("p.summary")
 
 
 def test_the_learner_changes_their_password_on_their_account_page(site, browser):

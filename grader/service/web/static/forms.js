@@ -6,7 +6,7 @@
    travel there: a browser never sends it to the server, so no log holds it). data-done says
    what success does: "reload", "go:/path", "next" (go to the path the answer names), "link"
    (show the answer's link, to copy) or "roster" (one line per imported row); data-auto
-   sends a form as soon as the page opens. Refusals show in the form's [role=alert] element.
+   sends a form as soon as the page opens; a time field's data-utc fills it in the viewer's zone. Refusals show in the form's [role=alert] element.
    The session's CSRF token comes from the page's hidden csrf_token field (app.js sends). */
 (function () {
   "use strict";
@@ -133,6 +133,14 @@
   /* A form that sends itself when the page opens (the LTI launch's ticket). */
   Array.prototype.forEach.call(document.querySelectorAll("form[data-api][data-auto]"), function (f) {
     if (location.hash.length > 1) f.dispatchEvent(new Event("submit", {cancelable: true}));
+  });
+
+  /* A form's time fields filled from the UTC the server wrote, in the viewer's own zone. */
+  Array.prototype.forEach.call(document.querySelectorAll("input[data-utc]"), function (f) {
+    var t = new Date(f.dataset.utc);
+    if (isNaN(t.getTime())) return;
+    var local = new Date(t.getTime() - t.getTimezoneOffset() * 60000);
+    f.value = local.toISOString().slice(0, 16);
   });
 
   /* Times in the viewer's own zone (the server writes UTC, which stays without scripts). */

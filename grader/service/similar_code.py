@@ -1,0 +1,37 @@
+"""Similar code among an assignment's Submits: for one of its problems, each learner's
+final Submit made for the assignment (their latest, whatever its verdict, as MOSS and
+Gradescope compare what was handed in) goes through ``grader.similarity``, with the
+starter code the problem page gave everyone left out. A report for an instructor to
+read, never a verdict: nothing here changes a score."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..problem import ProblemError, find_problem
+from ..similarity import Report, Source, Submission, compare, starter_texts
+from .models import Assignment, Membership, User
+from .models import Submission as Row
+
+TOP = 50  # pairs listed with their regions; the report counts every pair it found
+
+
+def final_submits(s: Session, a: Assignment, problem: str) -> list[Submission]:
+    """The latest Submit of each learner of the course made for ``a`` on ``problem``,
+    named by the learner's email, in email order."""
+    last = (select(func.max(Row.pk)).where(Row.assignment_id == a.id, Row.problem == problem, Row.kind == "submit")
+            .group_by(Row.user_id))
+    rows = s.execute(select(User.email, Row.source).join(Row, Row.user_id == User.id)
+                     .join(Membership, (Membership.user_id == User.id) & (Membership.course_id == a.course_id))
+                     .where(Row.pk.in_(last), Membership.role == "learner").order_by(User.email)).all()
+    return [Submission(email, (Source("solution.py", source),)) for email, source in rows]
+
+
+def similar_submits(s: Session, a: Assignment, problem: str, top: int = TOP) -> tuple[Report, list[Submission]]:
+    """The report over ``final_submits`` and the submissions it names (to show regions)."""
+    subs = final_submits(s, a, problem)
+    try:
+        starter = starter_texts(find_problem(problem))
+    except (ProblemError, OSError):
+        starter = []  # the problem left the catalogue: its Submits are still compared
+    return compare(problem, subs, starter, top=top), subs
