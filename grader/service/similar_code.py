@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from ..problem import ProblemError, find_problem
 from ..similarity import Report, Source, Submission, compare, starter_texts
-from .models import Assignment, Membership, User
+from .models import Assignment, AssignmentProblem, Membership, User
 from .models import Submission as Row
 
 TOP = 50  # pairs listed with their regions; the report counts every pair it found
@@ -28,7 +28,10 @@ def final_submits(s: Session, a: Assignment, problem: str) -> list[Submission]:
 
 
 def similar_submits(s: Session, a: Assignment, problem: str, top: int = TOP) -> tuple[Report, list[Submission]]:
-    """The report over ``final_submits`` and the submissions it names (to show regions)."""
+    """The report over ``final_submits`` and the submissions it names (to show regions);
+    LookupError when ``problem`` is not one of the assignment's."""
+    if s.get(AssignmentProblem, (a.id, problem)) is None:
+        raise LookupError("no such problem in this assignment")
     subs = final_submits(s, a, problem)
     try:
         starter = starter_texts(find_problem(problem))

@@ -272,7 +272,8 @@ def similar(slug: str = SLUG, assignment: str = Path(max_length=64),
     verdict."""
     with c.db.read() as s:
         a = _assignment(s, _course(s, who, slug, teach=True), assignment)
-        if problem not in {p.problem for p in asg.problems_of(s, a)}:
-            raise HTTPException(404, "no such problem in this assignment")
-        report, _subs = similar_submits(s, a, problem, top)
+        try:
+            report, _subs = similar_submits(s, a, problem, top)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
     return report

@@ -19,15 +19,21 @@ from .related import titles
 router = APIRouter(include_in_schema=False)
 
 
+def _found(s, v: Viewer, course_slug: str, slug: str, teach: bool):
+    """The course and its assignment if ``v`` is in it (with ``teach``: teaches it); else 404."""
+    try:
+        course = co.course_for(s, v.who, course_slug, teach=teach)
+        return course, asg.find(s, course, slug)
+    except LookupError:
+        raise PageError(404, "No such assignment in a course you teach." if teach else
+                        "No such assignment in a course of yours.") from None
+
+
 def assignment_for(request: Request, v: Viewer, ref: str):
     """``course/assignment`` if ``v`` is in that course, with ``v``'s window; else 404."""
     course_slug, _, slug = ref.partition("/")
     with ctx(request).db.read() as s:
-        try:
-            course = co.course_for(s, v.who, course_slug, teach=False)
-            a = asg.find(s, course, slug)
-        except LookupError:
-            raise PageError(404, "No such assignment in a course of yours.") from None
+        course, a = _found(s, v, course_slug, slug, teach=False)
         return course, a, asg.window(s, a, v.who.user_id)
 
 
@@ -57,16 +63,13 @@ def similar_page(request: Request, slug: str, assignment: str, problem: str | No
     """For the course's instructors: the pairs of final Submits for one of the
     assignment's problems that share the most code, each with its regions side by side."""
     with ctx(request).db.read() as s:
-        try:
-            course = co.course_for(s, v.who, slug, teach=True)
-            a = asg.find(s, course, assignment)
-        except LookupError:
-            raise PageError(404, "No such assignment in a course you teach.") from None
+        course, a = _found(s, v, slug, assignment, teach=True)
         problems = [p.problem for p in asg.problems_of(s, a)]
         chosen = problem or problems[0]
-        if chosen not in problems:
-            raise PageError(404, "No such problem in this assignment.")
-        report, subs = similar_submits(s, a, chosen)
+        try:
+            report, subs = similar_submits(s, a, chosen)
+        except LookupError:
+            raise PageError(404, "No such problem in this assignment.") from None
     named = {sub.name: sub for sub in subs}
     sides = [[(m, region_lines(named, p.left, m.left_file, m.left_lines),
                region_lines(named, p.right, m.right_file, m.right_lines)) for m in p.matches] for p in report.pairs]
