@@ -3,6 +3,7 @@
 Fixtures live in the conftest.py files: the session-wide ones in tests/conftest.py."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,3 +21,12 @@ def grade_source(problem, source: str, sandbox, cases=None, feedback=None):
     from grader.judge.submission import parse_source
 
     return grade(problem, parse_source(source, "<test>"), sandbox, cases, feedback)
+
+
+def console_script(name: str) -> str:
+    """The console script ``name`` installed beside the running Python (a virtualenv's
+    bin/ or the interpreter's own), never whatever PATH finds first: the test checks
+    this installation."""
+    exe = Path(sys.executable).parent / name
+    assert exe.exists(), f"{name} is not installed beside {sys.executable}: pip install -e '.[test]'"
+    return str(exe)

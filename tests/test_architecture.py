@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from support import ROOT
+from support import ROOT, console_script
 
 CONTRACTS = {
     "layers": ("grader/problem/cases.py", "from grader.judge import verdict  # noqa"),
@@ -20,9 +20,8 @@ CONTRACTS = {
 
 
 def lint(folder: Path) -> subprocess.CompletedProcess:
-    exe = shutil.which("lint-imports")
-    assert exe, "import-linter is a test dependency: pip install -e '.[test]'"
-    return subprocess.run([exe, "--no-cache"], cwd=folder, capture_output=True, text=True, timeout=120)
+    return subprocess.run([console_script("lint-imports"), "--no-cache"], cwd=folder, capture_output=True, text=True,
+                          timeout=120)
 
 
 def test_every_contract_holds():

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from support import ROOT, SUBMISSIONS
+from support import ROOT, SUBMISSIONS, console_script
 
 P1 = "per_example_grad_clipping"
 
@@ -76,7 +76,7 @@ def test_list_and_show():
 
 
 def test_python_dash_m_and_console_script_print_the_same_help():
-    script = subprocess.run(["grader", "--help"], capture_output=True, text=True)
+    script = subprocess.run([console_script("grader"), "--help"], capture_output=True, text=True)
     module = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True)
     assert script.returncode == module.returncode == 0 and "grade" in script.stdout
     assert script.stdout.split("\n", 1)[1] == module.stdout.split("\n", 1)[1]  # all but the usage line's name
