@@ -1,5 +1,5 @@
-"""Stage 6b: feedback a learner can act on, for what costs extra sandbox runs, within
-a time budget per grade.
+"""The feedback stage, after the verdict: what a learner can act on, for what costs
+extra sandbox runs, within a time budget per grade.
 
 - Misconception hints (``mistakes``): a failing output that matches a known mistake.
 - Counterexample: when only hidden cases fail, a small input from the problem's

@@ -1,4 +1,4 @@
-"""Stage 5: output checks, run in the trusted judge on decoded outputs.
+"""The output checks stage, run in the trusted judge on decoded outputs.
 
 Every check has the same shape, ``check(ctx) -> Mismatch | None``, and is
 picked by name from ``[checks] output`` in a problem's metadata (DMOJ's

@@ -1,6 +1,6 @@
 """Runtime rules judged on reruns: the dependence probe (outputs must follow the
 transform's result when the judge perturbs it as drawn for this grade, exactly as
-the reference's do) and the vectorisation probe (the program must not
+the reference's do) and the size measurement (the program must not
 grow with the batch). A probe that is missing, raised, hung or was killed fails."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 4 input: what the sandbox is asked to run. Case inputs go typed and
+"""The request stage: what the sandbox is asked to run. Case inputs go typed and
 without their expected outputs; the watched callables and the probe rule come
 from the problem's requirements."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stage 4c: requirement checks on what the submission did while it ran.
+"""The runtime checks stage: requirement checks on what the submission did while it ran.
 
 The child records which watched callables were invoked and how the traced
 functions nested (``instrument``), and whether the entry ran under jax.jit. Here,

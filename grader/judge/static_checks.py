@@ -1,4 +1,4 @@
-"""Stage 3: static checks on the submission's syntax tree: it parses, it keeps to
+"""The static checks stage, on the submission's syntax tree: it parses, it keeps to
 the language policy, it defines the entry, it imports only allowed modules, it
 uses the transforms the problem requires and none it forbids.
 

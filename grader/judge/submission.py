@@ -1,4 +1,4 @@
-"""Stage 2: the submission file, read and parsed. Nothing of it runs here. A notebook
+"""The submission stage: the file, read and parsed. Nothing of it runs here. A notebook
 (``.ipynb``) becomes the source its code cells hold (see ``notebook``)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage 6: verdicts. A case's verdict comes from how its run ended and from the
+"""The verdict stage. A case's verdict comes from how its run ended and from the
 first output check that failed; the submission's verdict is the first failure in
 a fixed order: compile, static requirements, loading, runtime requirements, then
 the cases (public first)."""

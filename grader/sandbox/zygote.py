@@ -1,4 +1,4 @@
-"""Stage 4a: the zygote. A trusted process that has imported JAX (but never
+"""The zygote, where the sandbox run starts. A trusted process that has imported JAX (but never
 started a backend, so forking stays safe) and forks one fresh child per
 request. It relays the child's frames to the judge and owns the wall clock:
 a case that overruns, or a child that floods the channel, is SIGKILLed.
