@@ -31,7 +31,7 @@ from ..problem.inputs import InputError, canonical, check_input, input_dims
 from ..problem.meta import InputLeaf
 from ..problem.modules import oracles
 from .cases import oracle_excess
-from .context import Context, Finding
+from .context import Validation, Finding
 
 SAMPLES = 64
 ROOTS = 16  # of them, random points moved onto a zero of an output element
@@ -271,7 +271,7 @@ def _keep(problem: Problem, raw: dict, kind: str = "worst") -> str:
     return f"input written to {path} (grader add-case {problem.id} {path} --hidden)"
 
 
-def check_box(ctx: Context) -> list[Finding]:
+def check_box(ctx: Validation) -> list[Finding]:
     """Fails when the reference cannot answer a sample, an oracle raises, or any sample of
     the box proper disagrees; a disagreement only at a zero of an output is a warning
     (there relative tolerance is void and atol must cover the rounding of larger terms)."""

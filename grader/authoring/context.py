@@ -17,7 +17,11 @@ class Finding:
 
 
 @dataclass
-class Context:
+class Validation:
+    """One problem's validation under way: what every check reads (the problem, the
+    sandbox pool, whether the example submissions are graded too) and what the checks
+    hand on to each other (``oracle_worst``)."""
+
     problem: Problem
     pool: object  # sandbox.Pool
     with_submissions: bool = True

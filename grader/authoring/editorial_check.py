@@ -3,13 +3,13 @@ body, and renders as the site renders it. A problem without one, or with the tem
 ``grader new`` wrote still in place, is a warning: an editorial is optional."""
 from __future__ import annotations
 
-from .context import Context, Finding
+from .context import Validation, Finding
 from .scaffold import EDITORIAL_TEMPLATE_MARK
 
 CHECK = "editorial"
 
 
-def check_editorial(ctx: Context) -> list[Finding]:
+def check_editorial(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     path = p.editorial_path
     if not path.is_file():

@@ -7,12 +7,12 @@ from ..judge.mistakes import record
 from ..judge.pipeline import grade
 from ..judge.submission import SubmissionError, load_submission
 from ..problem.corpus import Expectation, submission_files
-from .context import Context, Finding
+from .context import Validation, Finding
 
 NEAR_TOLERANCE = 0.9  # warn when an accepted solution uses more than 90% of a tolerance
 
 
-def check_reference(ctx: Context) -> list[Finding]:
+def check_reference(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     graded = next(ctx.pool.submit_all(lambda sandbox, sub: grade(p, sub, sandbox), [load_submission(p.reference_path)]))
     r = graded.report
@@ -24,7 +24,7 @@ def check_reference(ctx: Context) -> list[Finding]:
                     f"(largest error {max(graded.excess.values(), default=0):.3f} of the tolerance)")]
 
 
-def check_submissions(ctx: Context) -> list[Finding]:
+def check_submissions(ctx: Validation) -> list[Finding]:
     if not ctx.with_submissions:
         return []
     p = ctx.problem

@@ -9,12 +9,12 @@ from ..judge.output_checks import compare
 from ..problem import Problem, ProblemError
 from ..problem.modules import load_module, oracles
 from .cases import oracle_excess
-from .context import Context, Finding
+from .context import Validation, Finding
 
 ORACLE_AGREEMENT = 1e-3  # oracles (float64) must agree with each other to this fraction of a tolerance
 
 
-def check_oracles(ctx: Context) -> list[Finding]:
+def check_oracles(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     try:
         fns = oracles(p)

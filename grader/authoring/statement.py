@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from ..common.trees import get_path
-from .context import Context, Finding
+from .context import Validation, Finding
 
 
-def check_statement(ctx: Context) -> list[Finding]:
+def check_statement(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     if not p.statement_path.is_file():
         return []

@@ -16,7 +16,7 @@ from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
 from .box_check import check_box
-from .context import Context, Finding
+from .context import Validation, Finding
 from .editorial_check import check_editorial
 from .grading_checks import check_reference, check_submissions
 from .mutation import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
@@ -24,7 +24,7 @@ from .oracle_checks import check_oracles
 from .statement import check_statement
 
 
-def check_files(ctx: Context) -> list[Finding]:
+def check_files(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     out = []
     for path in (p.statement_path, p.reference_path, p.oracle_path):
@@ -33,7 +33,7 @@ def check_files(ctx: Context) -> list[Finding]:
     return out
 
 
-def check_cases(ctx: Context) -> list[Finding]:
+def check_cases(ctx: Validation) -> list[Finding]:
     p = ctx.problem
     out: list[Finding] = []
     if not p.public_cases():
@@ -81,7 +81,7 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
 
 
 # The editorial needs no cases, so it runs before check_cases, after whose failure the rest is skipped.
-CHECKS: list[Callable[[Context], list[Finding]]] = [
+CHECKS: list[Callable[[Validation], list[Finding]]] = [
     check_files, check_editorial, check_cases, check_statement, check_oracles, check_reference, check_box,
     check_submissions]
 
@@ -100,7 +100,7 @@ def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,
     except ProblemError as exc:
         return problem_dir.name, [Finding("metadata", "fail", str(exc))]
     findings = [Finding("metadata", "pass", "problem.toml parses and is complete")]
-    ctx = Context(problem, pool, with_submissions, log)
+    ctx = Validation(problem, pool, with_submissions, log)
     for check in CHECKS:
         try:
             found = check(ctx)

@@ -65,17 +65,17 @@ def ended_by(run: RunResult, judged: list["Judged"]) -> Ending | None:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Ruling:
     verdict: Verdict
     reason: str = ""
     message: str = ""
 
 
-def first_failure(outcomes: list[Outcome]) -> Outcome:
+def first_failure(outcomes: list[Ruling]) -> Ruling:
     for outcome in outcomes:
         if outcome.verdict is not Verdict.AC:
             return outcome
-    return Outcome(Verdict.AC)
+    return Ruling(Verdict.AC)
 
 
 @dataclass
@@ -105,9 +105,9 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         finding = run_checks(ctx, meta.output_checks)
         worst = ctx.worst or None
         got = to_plain(run.output)
-        outcome = Outcome(Verdict.WA, finding.reason, finding.message) if finding else Outcome(Verdict.AC, "", "passed")
+        outcome = Ruling(Verdict.WA, finding.reason, finding.message) if finding else Ruling(Verdict.AC, "", "passed")
     elif run.status == "not_run":
-        outcome = Outcome(Verdict.AC, "not_run", "not run (an earlier case failed)")
+        outcome = Ruling(Verdict.AC, "not_run", "not run (an earlier case failed)")
     else:
         status = run.status
         if status == "crash" and exit_info.get("maxrss_kb", 0) * 1024 >= 0.8 * (memory_mb << 20):
@@ -118,8 +118,8 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         message = {"timeout": f"no result within {meta.limits.time_seconds:g} s",
                    "mle": f"memory limit of {meta.limits.memory_mb} MB exceeded",
                    "ole": f"output larger than {meta.limits.output_kb} KB"}.get(status, "")
-        outcome = Outcome(verdict, reason,
-                          message or (err.get("message", "") + where) or f"process ended ({exit_info})")
+        outcome = Ruling(verdict, reason,
+                         message or (err.get("message", "") + where) or f"process ended ({exit_info})")
     report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
                         outcome.reason, outcome.message, run.time_ms)
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
@@ -132,32 +132,32 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
     return Judged(case, report, worst.get("excess") if worst else None, got)
 
 
-def case_outcome(c: CaseReport) -> Outcome:
+def case_outcome(c: CaseReport) -> Ruling:
     """A case that never ran is not a pass: in run order it follows the case whose
     failure ended the process, which therefore decides first."""
     if c.verdict == Verdict.AC.value:
-        return Outcome(Verdict.AC)
+        return Ruling(Verdict.AC)
     if c.verdict == "--":
-        return Outcome(Verdict.RE, "not_run", f"case {c.id}: not run (the process ended before it)")
-    return Outcome(Verdict(c.verdict), c.reason, f"case {c.id}: {c.message}")
+        return Ruling(Verdict.RE, "not_run", f"case {c.id}: not run (the process ended before it)")
+    return Ruling(Verdict(c.verdict), c.reason, f"case {c.id}: {c.message}")
 
 
-def checks_outcome(checks: list[CheckResult]) -> Outcome:
+def checks_outcome(checks: list[CheckResult]) -> Ruling:
     for c in checks:
         if not c.passed:
             default = {"RJ": "requirement", "CE": "compile", "IE": "judge"}.get(c.verdict, "crash")
-            return Outcome(Verdict(c.verdict), c.reason or default, c.message)
-    return Outcome(Verdict.AC)
+            return Ruling(Verdict(c.verdict), c.reason or default, c.message)
+    return Ruling(Verdict.AC)
 
 
-def load_outcome(problem: Problem, status: str, error: dict | None) -> Outcome:
+def load_outcome(problem: Problem, status: str, error: dict | None) -> Ruling:
     """How loading the module ended, as an outcome."""
     if status == "ok":
-        return Outcome(Verdict.AC)
+        return Ruling(Verdict.AC)
     verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
     err = error or {}
     msg = {"no_entry": f"the module defines no callable '{problem.meta.entry.name}'",
            "timeout": f"loading the module took longer than {problem.meta.limits.load_seconds:g} s"}.get(
         status, f"while loading the module: {err.get('message', status)}"
         + (f" (line {err['line']})" if err.get("line") else ""))
-    return Outcome(verdict, reason, msg)
+    return Ruling(verdict, reason, msg)

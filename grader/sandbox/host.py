@@ -19,7 +19,7 @@ from . import wire
 from .env import child_env
 from .frames import RUN, STARTUP, Exit, UnknownKind, read_message
 from .messages import Begin, CaseDone, Done, Hello, Load, ProbeDone, RuntimeRecord, Sizes
-from .outcome import ErrorInfo, Outcome
+from .outcome import ErrorInfo, ChildOutcome
 from .request import CaseRun, Request, RunResult
 
 _SIGNAL_TLE = {signal.SIGXCPU, signal.SIGKILL}
@@ -148,7 +148,7 @@ def _error(error: ErrorInfo | None) -> dict | None:
     return None if error is None else asdict(error)
 
 
-def _case_run(case: str, outcome: Outcome, output: Any, args: Any) -> CaseRun:
+def _case_run(case: str, outcome: ChildOutcome, output: Any, args: Any) -> CaseRun:
     return CaseRun(case, outcome.status, outcome.time_ms, output, args, _error(outcome.error), outcome.stdout,
                    None if outcome.cost is None else asdict(outcome.cost),
                    program=None if outcome.program is None else asdict(outcome.program))

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Mapping, Protocol
 
 from . import wire
 from .fields import INT32, Fields, no_blob, texts
-from .outcome import MAX_TYPE, ErrorInfo, Outcome
+from .outcome import MAX_TYPE, ErrorInfo, ChildOutcome
 
 PHASES = ("load", "sizes", "case", "runtime", "probe")  # in the order the child runs them
 MAX_ID = 1000  # a case id (a file name)
@@ -75,7 +75,7 @@ class Hello:
 @dataclass(frozen=True)
 class Load:
     KIND: ClassVar[str] = "load"
-    outcome: Outcome  # no_entry: the module defines no callable entry
+    outcome: ChildOutcome  # no_entry: the module defines no callable entry
 
     def to_header(self) -> dict:
         return {"type": self.KIND, **self.outcome.fields()}
@@ -83,7 +83,7 @@ class Load:
     @classmethod
     def decode(cls, header: dict, blob: bytes = b"") -> "Load":
         f = Fields.frame(header, cls.KIND)
-        load = cls(Outcome.read(f))
+        load = cls(ChildOutcome.read(f))
         f.end()
         no_blob(blob, cls.KIND)
         return load
@@ -115,7 +115,7 @@ class CaseDone:
 
     KIND: ClassVar[str] = "case"
     case: str
-    outcome: Outcome
+    outcome: ChildOutcome
     output: Any = None
     args: Any = None
 
@@ -125,20 +125,20 @@ class CaseDone:
     def trees(self) -> dict[str, Any] | None:
         return {"output": self.output, "args": self.args} if self.outcome.status == "ok" else None
 
-    def failed(self, outcome: Outcome) -> "CaseDone":
+    def failed(self, outcome: ChildOutcome) -> "CaseDone":
         """The same case, ended otherwise (say, an output too large to send)."""
         return replace(self, outcome=outcome, output=None, args=None)
 
     @classmethod
     def decode(cls, header: dict, blob: bytes = b"") -> "CaseDone":
         f = Fields.frame(header, cls.KIND)
-        case, outcome = f.text("case", MAX_ID), Outcome.read(f)
+        case, outcome = f.text("case", MAX_ID), ChildOutcome.read(f)
         output, args, outcome = _trees(f, blob, outcome, ("output", "args"))
         f.end()
         return cls(case, outcome, output, args)
 
 
-def _trees(f: Fields, blob: bytes, outcome: Outcome, keys: tuple[str, ...]) -> tuple[Any, ...]:
+def _trees(f: Fields, blob: bytes, outcome: ChildOutcome, keys: tuple[str, ...]) -> tuple[Any, ...]:
     """The trees a frame carries (only when the call ended ok), and the outcome: a tree
     the judge cannot decode is the case's own bad output, as it always was."""
     if outcome.status != "ok":
@@ -162,7 +162,7 @@ class ProbeDone:
     KIND: ClassVar[str] = "probe"
     case: str
     perturbation: int
-    outcome: Outcome
+    outcome: ChildOutcome
     output: Any = None
 
     def to_header(self) -> dict:
@@ -171,14 +171,14 @@ class ProbeDone:
     def trees(self) -> dict[str, Any] | None:
         return {"output": self.output} if self.outcome.status == "ok" else None
 
-    def failed(self, outcome: Outcome) -> "ProbeDone":
+    def failed(self, outcome: ChildOutcome) -> "ProbeDone":
         return replace(self, outcome=outcome, output=None)
 
     @classmethod
     def decode(cls, header: dict, blob: bytes = b"") -> "ProbeDone":
         f = Fields.frame(header, cls.KIND)
         case, perturbation = f.text("case", MAX_ID), f.whole("perturbation", 0, MAX_PERTURBATIONS)
-        output, outcome = _trees(f, blob, Outcome.read(f), ("output",))
+        output, outcome = _trees(f, blob, ChildOutcome.read(f), ("output",))
         f.end()
         return cls(case, perturbation, outcome, output)
 

@@ -2,7 +2,7 @@
 the ``load``, ``case`` and ``probe`` frames share (their headers hold its fields flat).
 
 Shared by both sides of the trust boundary: the child's runner builds an
-``Outcome``; the judge reads one back with ``Outcome.read``, cutting the text a
+``ChildOutcome``; the judge reads one back with ``ChildOutcome.read``, cutting the text a
 submission controls to its cap. No JAX here: the judge imports this.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ChildOutcome:
     status: str  # one of STATUSES; the judge adds bad_output for an output it cannot decode
     time_ms: float | None = None
     stdout: str = ""
@@ -83,7 +83,7 @@ class Outcome:
         return out
 
     @classmethod
-    def read(cls, f: Fields) -> "Outcome":
+    def read(cls, f: Fields) -> "ChildOutcome":
         """Take an outcome's fields from a frame's header (whose reader the frame ends)."""
         return cls(f.choice("status", STATUSES),
                    f.number("time_ms") if f.present("time_ms") else None,

@@ -9,14 +9,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..problem import ProblemError, find_problem
-from ..similarity import Report, Source, Submission, compare, starter_texts
+from ..similarity import Report, Source, SourceSet, compare, starter_texts
 from .models import Assignment, AssignmentProblem, Membership, User
 from .models import Submission as Row
 
 TOP = 50  # pairs listed with their regions; the report counts every pair it found
 
 
-def final_submits(s: Session, a: Assignment, problem: str) -> list[Submission]:
+def final_submits(s: Session, a: Assignment, problem: str) -> list[SourceSet]:
     """The latest Submit of each learner of the course made for ``a`` on ``problem``,
     named by the learner's email, in email order."""
     last = (select(func.max(Row.pk)).where(Row.assignment_id == a.id, Row.problem == problem, Row.kind == "submit")
@@ -24,10 +24,10 @@ def final_submits(s: Session, a: Assignment, problem: str) -> list[Submission]:
     rows = s.execute(select(User.email, Row.source).join(Row, Row.user_id == User.id)
                      .join(Membership, (Membership.user_id == User.id) & (Membership.course_id == a.course_id))
                      .where(Row.pk.in_(last), Membership.role == "learner").order_by(User.email)).all()
-    return [Submission(email, (Source("solution.py", source),)) for email, source in rows]
+    return [SourceSet(email, (Source("solution.py", source),)) for email, source in rows]
 
 
-def similar_submits(s: Session, a: Assignment, problem: str, top: int = TOP) -> tuple[Report, list[Submission]]:
+def similar_submits(s: Session, a: Assignment, problem: str, top: int = TOP) -> tuple[Report, list[SourceSet]]:
     """The report over ``final_submits`` and the submissions it names (to show regions);
     LookupError when ``problem`` is not one of the assignment's."""
     if s.get(AssignmentProblem, (a.id, problem)) is None:

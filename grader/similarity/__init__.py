@@ -14,9 +14,9 @@ and ``x.sum`` look alike) and maps matches to characters rather than lines. Pure
 from __future__ import annotations
 
 from .compare import compare, document, regions
-from .model import SCORES, Match, Pair, Report, Score, Skipped, Source, Submission
+from .model import SCORES, Match, Pair, Report, Score, Skipped, Source, SourceSet
 from .sources import load_folder
 from .starter import starter_texts
 
 __all__ = ["compare", "document", "regions", "SCORES", "Match", "Pair", "Report", "Score", "Skipped", "Source",
-           "Submission", "load_folder", "starter_texts"]
+           "SourceSet", "load_folder", "starter_texts"]

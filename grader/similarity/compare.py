@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 from .fingerprint import K, W, Fingerprint, fingerprints, kgrams
-from .model import Match, Pair, Report, Score, Skipped, Submission
+from .model import Match, Pair, Report, Score, Skipped, SourceSet
 from .tokens import Token, normalise
 
 MIN_PRINTS = 5
@@ -27,14 +27,14 @@ class Document:
     """A submission's normalised tokens (all its files', one after the other), the file each
     token comes from, and its fingerprints."""
 
-    submission: Submission
+    submission: SourceSet
     tokens: list[Token]
     files: list[int]
     prints: list[Fingerprint]
     hashes: set[int]
 
 
-def document(sub: Submission, k: int = K, w: int = W) -> Document:
+def document(sub: SourceSet, k: int = K, w: int = W) -> Document:
     tokens: list[Token] = []
     files: list[int] = []
     unit = 0
@@ -107,7 +107,7 @@ def _match(a: Document, b: Document, chain: list[tuple[Fingerprint, Fingerprint]
     return Match(left[0], left[1], right[0], right[1], len({fa.hash for fa, _ in chain}))
 
 
-def compare(problem: str, subs: list[Submission], starter: list[str], *, top: int = 20, min_score: float = 0.0,
+def compare(problem: str, subs: list[SourceSet], starter: list[str], *, top: int = 20, min_score: float = 0.0,
             common: float = 0.5, score: Score = "jaccard", skipped: list[Skipped] | None = None, k: int = K,
             w: int = W) -> Report:
     """The report over ``subs``: at most ``top`` pairs scoring at least ``min_score``, best first."""

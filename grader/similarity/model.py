@@ -18,8 +18,8 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Submission:
-    """A learner's submission: a name (the file or folder in the compared folder) and its files."""
+class SourceSet:
+    """One learner's work as compared: a name (the file or folder in the compared folder) and its files."""
 
     name: str
     sources: tuple[Source, ...]

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..report.text import make_console, visible
-from .model import Match, Pair, Report, Submission
+from .model import Match, Pair, Report, SourceSet
 
 MAX_REGION_LINES = 40
 MAX_LINE_CHARS = 100
@@ -19,7 +19,7 @@ def _t(value: Any, style: str = "") -> Any:
     return Text(visible(value), style=style)
 
 
-def region_lines(subs: dict[str, Submission], name: str, path: str, span: tuple[int, int]) -> list[tuple[int, str]]:
+def region_lines(subs: dict[str, SourceSet], name: str, path: str, span: tuple[int, int]) -> list[tuple[int, str]]:
     """Lines ``span`` of file ``path`` of submission ``name``, numbered, at most
     ``MAX_REGION_LINES`` of ``MAX_LINE_CHARS`` each, with no control character."""
     for source in subs[name].sources:
@@ -32,7 +32,7 @@ def region_lines(subs: dict[str, Submission], name: str, path: str, span: tuple[
     return []
 
 
-def _region(subs: dict[str, Submission], pair: Pair, match: Match) -> Any:
+def _region(subs: dict[str, SourceSet], pair: Pair, match: Match) -> Any:
     from rich.table import Table
     from rich.text import Text
 
@@ -52,7 +52,7 @@ def _region(subs: dict[str, Submission], pair: Pair, match: Match) -> Any:
     return table
 
 
-def render_text(report: Report, subs: list[Submission], console=None) -> None:
+def render_text(report: Report, subs: list[SourceSet], console=None) -> None:
     from rich.table import Table
     from rich.text import Text
 

@@ -9,7 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from .model import Skipped, Source, Submission
+from .model import Skipped, Source, SourceSet
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024  # outputs (plots) make notebooks large; only code is kept
@@ -68,9 +68,9 @@ def _files(folder: Path) -> list[Path]:
     return out
 
 
-def load_folder(folder: Path) -> tuple[list[Submission], list[Skipped]]:
+def load_folder(folder: Path) -> tuple[list[SourceSet], list[Skipped]]:
     """Every learner's submission below ``folder``, and what was left out and why."""
-    subs: list[Submission] = []
+    subs: list[SourceSet] = []
     skipped: list[Skipped] = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith(".") or entry.name == "__pycache__":
@@ -88,13 +88,13 @@ def load_folder(folder: Path) -> tuple[list[Submission], list[Skipped]]:
             skipped += [Skipped(f"{entry.name}/{r.name}", r.reason) for r in read if isinstance(r, Skipped)]
             sources = tuple(r for r in read if isinstance(r, Source))
             if sources:
-                subs.append(Submission(entry.name, sources))
+                subs.append(SourceSet(entry.name, sources))
         elif entry.suffix.lower() in SUFFIXES:
             one = _read(entry, entry.name)
             if isinstance(one, Skipped):
                 skipped.append(one)
             else:
-                subs.append(Submission(entry.name, (one,)))
+                subs.append(SourceSet(entry.name, (one,)))
         else:
             skipped.append(Skipped(entry.name, "not a .py or .ipynb file"))
     return subs, skipped

@@ -17,9 +17,9 @@ def load(pid_or_root):
 
 def box(root, pool):
     from grader.authoring.box_check import check_box
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
 
-    return {f.check: f for f in check_box(Context(load(root), pool))}
+    return {f.check: f for f in check_box(Validation(load(root), pool))}
 
 
 def leaf_values(problem, raw):
@@ -148,7 +148,7 @@ def test_dp_sgd_passes_the_box_and_its_zeros_on_64_samples(problem_copy, pool):
 @pytest.mark.slow
 def test_a_tolerance_float32_cannot_meet_fails_and_writes_the_worst_sample(problem_copy, pool):
     from grader.authoring.box_check import check_box
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.common.files import cache_dir
     from grader.problem.inputs import check_input
 
@@ -156,7 +156,7 @@ def test_a_tolerance_float32_cannot_meet_fails_and_writes_the_worst_sample(probl
     for leaf in ("outputs.grads.w", "outputs.grads.b", "outputs.norms"):
         set_in_toml(root, leaf, "atol", "1e-9")
         set_in_toml(root, leaf, "rtol", "1e-9")
-    findings = check_box(Context(load(root), pool))
+    findings = check_box(Validation(load(root), pool))
     fail = next(f for f in findings if f.check == "constraint box")
     assert fail.status == "fail" and "disagree" in fail.message and "x the tolerance" in fail.message
     written = cache_dir("box") / f"{P1}-worst.json"

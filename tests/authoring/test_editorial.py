@@ -12,11 +12,11 @@ P1 = "per_example_grad_clipping"
 
 
 def editorial_findings(root):
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.authoring.editorial_check import check_editorial
     from grader.problem import load_problem
 
-    return [(f.status, f.message) for f in check_editorial(Context(load_problem(root), pool=None))]
+    return [(f.status, f.message) for f in check_editorial(Validation(load_problem(root), pool=None))]
 
 
 @pytest.mark.parametrize("pid", [P1, "dp_sgd_mlp_step"])

@@ -114,7 +114,7 @@ def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
     """The lab's 'three ways must agree': an outer-product oracle that forgets the ReLU mask
     disagrees with the stored outputs, with the loop oracle, and with the loop's gradients."""
     from grader.problem import load_problem
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.authoring.oracle_checks import check_oracles
 
     root = problem_copy(DP)
@@ -122,7 +122,7 @@ def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
     broken = src.replace("delta1 = (delta2 @ w2.T) * (z1 > 0.0)   # (B, H)", "delta1 = delta2 @ w2.T")
     assert broken != src
     (root / "oracle.py").write_text(broken)
-    found = [f"{f.check}: {f.message}" for f in check_oracles(Context(load_problem(root), pool, False, print))
+    found = [f"{f.check}: {f.message}" for f in check_oracles(Validation(load_problem(root), pool, False, print))
              if f.status == "fail"]
     assert any(f.startswith("oracle oracle_analytic:") and "disagrees" in f for f in found), found
     assert any(f.startswith("oracles agree:") and "'oracle_loop' and 'oracle_analytic' differ" in f
@@ -134,7 +134,7 @@ def test_dp_sgd_broken_oracle_fails_three_ways(problem_copy, pool):
 @pytest.mark.slow
 def test_dp_sgd_broken_reference_fails(problem_copy, pool):
     from grader.problem import load_problem
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.authoring.grading_checks import check_reference
 
     root = problem_copy(DP)
@@ -142,7 +142,7 @@ def test_dp_sgd_broken_reference_fails(problem_copy, pool):
     broken = src.replace("jnp.maximum(1.0, norms / clip_norm)", "jnp.maximum(1.0, norms / (2 * clip_norm))")
     assert broken != src
     (root / "reference.py").write_text(broken)
-    found = check_reference(Context(load_problem(root), pool, False, print))
+    found = check_reference(Validation(load_problem(root), pool, False, print))
     assert [f.status for f in found] == ["fail"]
     assert "the reference gets WA on public case example_1" in found[0].message
 
@@ -151,10 +151,10 @@ def test_dp_sgd_broken_reference_fails(problem_copy, pool):
 # These call one check directly; none grades unless the check itself grades.
 
 def findings(check, root, pool=None, status="fail", with_submissions=False):
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.problem import load_problem
 
-    found = check(Context(load_problem(root), pool, with_submissions))
+    found = check(Validation(load_problem(root), pool, with_submissions))
     return [f"{f.check}: {f.message}" for f in found if f.status == status]
 
 
@@ -331,7 +331,7 @@ def test_no_submission_files_warns(problem_copy):
 
 def test_wrong_reason_unreadable_file_and_tolerance_margin_are_named(problem_copy, pool):
     """Grades two files on the public cases and one hidden case only."""
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.authoring.grading_checks import check_submissions
     from grader.problem import load_problem
 
@@ -349,7 +349,7 @@ def test_wrong_reason_unreadable_file_and_tolerance_margin_are_named(problem_cop
     near = flat.replace('"norms": norms}', '"norms": norms + 0.95 * (1e-5 + 1e-4 * jnp.abs(norms))}')
     assert near != flat
     (subs / "accepted" / "near_tolerance.py").write_text(near)
-    found = check_submissions(Context(load_problem(root), pool, True))
+    found = check_submissions(Validation(load_problem(root), pool, True))
     fails = [f"{f.check}: {f.message}" for f in found if f.status == "fail"]
     warns = [f"{f.check}: {f.message}" for f in found if f.status == "warn"]
     assert any(f.startswith("submission verdicts: wrong_answer/wrong_reason.py: verdict WA as expected, but the "
@@ -383,7 +383,7 @@ def per_example_grad_clip(params, x, y, max_norm):
 def test_an_accepted_file_that_follows_only_some_perturbations_is_named(problem_copy, pool):
     """validate probes each file that must be accepted under every perturbation of the
     table, so its AC cannot rest on the one a grade happened to draw; honest files pass."""
-    from grader.authoring.context import Context
+    from grader.authoring.context import Validation
     from grader.authoring.grading_checks import check_submissions
     from grader.problem import load_problem
 
@@ -392,7 +392,7 @@ def test_an_accepted_file_that_follows_only_some_perturbations_is_named(problem_
     accepted.mkdir()
     (accepted / "follows_half.py").write_text(FOLLOWS_HALF_THE_PERTURBATIONS)
     shutil.copy(SUBMISSIONS / P1 / "accepted" / "scaled_loss.py", accepted / "scaled_loss.py")
-    found = check_submissions(Context(load_problem(root), pool, True))
+    found = check_submissions(Validation(load_problem(root), pool, True))
     fails = [f.message for f in found if f.status == "fail"]
     assert len(fails) == 1, fails
     assert fails[0].startswith("accepted/follows_half.py: expected AC, got RJ") and "of the table" in fails[0], fails

@@ -22,7 +22,7 @@ from grader.sandbox.messages import (
     RuntimeRecord,
     Sizes,
 )
-from grader.sandbox.outcome import Cost, ErrorInfo, Outcome, ProgramOps
+from grader.sandbox.outcome import Cost, ErrorInfo, ChildOutcome, ProgramOps
 
 OUTPUT_BYTES = 4096
 TABLES = [("startup", frames.STARTUP), ("run", frames.RUN)]
@@ -175,20 +175,20 @@ def _through(message, blob: bytes = b""):
 
 
 def test_every_message_the_child_builds_reads_back_as_itself():
-    outcome = Outcome("error", 2.5, "printed", ErrorInfo("ValueError", "no", 3), ProgramOps(40, "traced"),
+    outcome = ChildOutcome("error", 2.5, "printed", ErrorInfo("ValueError", "no", 3), ProgramOps(40, "traced"),
                       Cost(1.0, 2.0))
     record = RuntimeRecord({"jax.grad": (3,), "jax.vmap": ()}, (("jax.vmap", "jax.grad"),), True,
                            JitReport("eager", "it branched"))
     for message in [Hello(("fds", "netns"), {"seccomp": "not here"}), Begin("load"), Begin("case", "x1"),
-                    Load(Outcome("no_entry", stdout="hi")), Load(Outcome("error", error=ErrorInfo("E", "m"))),
+                    Load(ChildOutcome("no_entry", stdout="hi")), Load(ChildOutcome("error", error=ErrorInfo("E", "m"))),
                     Sizes((ProgramSize(2, 30, "traced"), ProgramSize(16, None, "eager", "TypeError"))),
-                    CaseDone("x1", outcome), ProbeDone("x1", 3, Outcome("mle", 1.0)), record, Done()]:
+                    CaseDone("x1", outcome), ProbeDone("x1", 3, ChildOutcome("mle", 1.0)), record, Done()]:
         assert _through(message) == message, message
 
 
 def test_a_case_that_ran_clean_brings_its_trees_back():
     packer = wire.Packer(1 << 20)
-    header = CaseDone("x1", Outcome("ok", 1.0, "")).to_header()
+    header = CaseDone("x1", ChildOutcome("ok", 1.0, "")).to_header()
     header["output"], header["args"] = packer.encode({"y": np.arange(3.0)}), packer.encode({"x": [1, 2]})
     message = _read(_raw(header, packer.blob()))
     assert message.outcome.status == "ok" and list(message.output["y"].array) == [0.0, 1.0, 2.0]
@@ -209,9 +209,9 @@ def test_the_host_records_a_child_that_stopped_without_saying_done():
     from grader.sandbox.host import _Collector
     from grader.sandbox.request import CaseRun, RunResult
 
-    frames_sent = [Hello(("fds",), {}), Begin("load"), Load(Outcome("ok")), Begin("case", "a")]
+    frames_sent = [Hello(("fds",), {}), Begin("load"), Load(ChildOutcome("ok")), Begin("case", "a")]
     stream = b"".join(_raw(m.to_header()) for m in frames_sent)
-    header = CaseDone("a", Outcome("ok", 1.0)).to_header()
+    header = CaseDone("a", ChildOutcome("ok", 1.0)).to_header()
     packer = wire.Packer(1 << 10)
     header["output"], header["args"] = packer.encode(1.0), packer.encode({})
     stream += _raw(header, packer.blob())

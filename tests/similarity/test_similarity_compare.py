@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from support import P1, SUBMISSIONS
 from grader.problem import find_problem
-from grader.similarity import Source, Submission, compare, starter_texts
+from grader.similarity import Source, SourceSet, compare, starter_texts
 from grader.similarity.starter import stub
 
 ACCEPTED = SUBMISSIONS / P1 / "accepted"
 ENTRY = "per_example_grad_clip"
 
 
-def sub(name: str, text: str, path: str = "") -> Submission:
-    return Submission(name, (Source(path or f"{name}.py", text),))
+def sub(name: str, text: str, path: str = "") -> SourceSet:
+    return SourceSet(name, (Source(path or f"{name}.py", text),))
 
 
 def pair(a: str, b: str, starter: list[str] | None = None, **kw):
@@ -104,7 +104,7 @@ def test_containment_ranks_a_padded_copy_higher_than_jaccard_does():
 def test_folder_submissions_name_the_file_of_each_region():
     text = (ACCEPTED / "flat_norm.py").read_text()
     head, loss, entry = text.split("\n\n\n")
-    split = Submission("b", (Source("model/loss.py", head + "\n\n\n" + loss + "\n"),
+    split = SourceSet("b", (Source("model/loss.py", head + "\n\n\n" + loss + "\n"),
                              Source("solution.py", head + "\n\n\n" + entry + "\n")))
     report = compare(P1, [sub("a", text), split], [])
     files = {m.right_file for m in report.pairs[0].matches}

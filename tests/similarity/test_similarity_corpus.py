@@ -8,13 +8,13 @@ import pytest
 
 from support import P1, SUBMISSIONS
 from grader.problem import find_problem
-from grader.similarity import Source, Submission, compare, starter_texts
+from grader.similarity import Source, SourceSet, compare, starter_texts
 
 PROBLEMS = sorted(p.parent.name for p in SUBMISSIONS.glob("*/accepted") if any(p.glob("*.py")))
 
 
-def _subs(problem_id: str) -> list[Submission]:
-    return [Submission(p.name, (Source(p.name, p.read_text()),))
+def _subs(problem_id: str) -> list[SourceSet]:
+    return [SourceSet(p.name, (Source(p.name, p.read_text()),))
             for p in sorted((SUBMISSIONS / problem_id / "accepted").glob("*.py"))]
 
 
@@ -24,7 +24,7 @@ def _margins(problem_id: str, copies) -> list[tuple[float, str, float, float]]:
     base, honest = starter_texts(problem), _subs(problem_id)
     out = []
     for original in honest:
-        copy = Submission("zz_copy", (Source("copy.py", disguise(original.sources[0].text, problem.meta.entry.name)),))
+        copy = SourceSet("zz_copy", (Source("copy.py", disguise(original.sources[0].text, problem.meta.entry.name)),))
         verbatim = set(original.sources[0].text.splitlines()) & set(copy.sources[0].text.splitlines())
         assert len({v for v in verbatim if v.strip() and not v.startswith(("import", "from"))}) <= 2, verbatim
         report = compare(problem_id, [*honest, copy], base, top=10_000)

@@ -8,7 +8,8 @@ turns them into findings and prints the table.
 The names of ``analysis`` that the rest of the judge uses are re-exported here and
 imported on first use (PEP 562), so that the worker, started as
 ``python -m grader.authoring.mutation.worker``, imports only what it runs."""
-_ANALYSIS = ("MUTATION_CHECKS", "Analysis", "MutationSession", "Outcome", "findings", "print_finding", "session_if")
+_ANALYSIS = ("MUTATION_CHECKS", "Analysis", "MutationSession", "MutantResult", "findings", "print_finding",
+             "session_if")
 __all__ = list(_ANALYSIS)
 
 

@@ -35,7 +35,7 @@ MUTATION_CHECKS = ("mutants", "suite hole", "weakly killed")
 
 
 @dataclass
-class Outcome:
+class MutantResult:
     mutant: Mutant
     variant: str  # switched | alone
     public_kills: int = 0
@@ -47,7 +47,7 @@ class Outcome:
 @dataclass
 class Analysis:
     problem: str
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[MutantResult] = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
 
@@ -66,7 +66,7 @@ class Analysis:
         return self.killed_by(visibility) / self.scored if self.scored else 1.0
 
     @property
-    def weak(self) -> list[Outcome]:
+    def weak(self) -> list[MutantResult]:
         return [o for o in self.outcomes if o.status == "killed" and o.hidden_kills <= WEAK]
 
 
@@ -167,7 +167,7 @@ class MutationSession:
         passed = grade("switched", carried, everything)[0] if carried else {}
         alone = [m.id for m in mutants if m.id not in carried]
         self.log(f"  {len(mutants)} mutants: {len(carried)} on the switched program, {len(alone)} alone")
-        analysis.outcomes = [Outcome(m, "switched" if m.id in carried else "alone") for m in mutants]
+        analysis.outcomes = [MutantResult(m, "switched" if m.id in carried else "alone") for m in mutants]
         by_id = {o.mutant.id: o for o in analysis.outcomes}
         for (k, i), ok in passed.items():
             by_id[k].hidden_kills += not ok and cases[i].hidden

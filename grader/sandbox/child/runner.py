@@ -13,7 +13,7 @@ import numpy as np
 from .. import wire
 from ..language import SUBMISSION_FILE, compile_submission
 from ..messages import CaseDone, JitReport, Message, ProbeDone, ProgramSize
-from ..outcome import MAX_MESSAGE, Cost, ErrorInfo, Outcome, ProgramOps
+from ..outcome import MAX_MESSAGE, Cost, ErrorInfo, ChildOutcome, ProgramOps
 from ..probe import NEUTRAL
 from .guards import PrintSink
 from .instrument import Recorder, overrides
@@ -63,7 +63,7 @@ def _positional(inputs: Any, args: tuple[str, ...]) -> list:
     return [values[name] for name in args]
 
 
-def error_info(exc: BaseException, **more: Any) -> Outcome:
+def error_info(exc: BaseException, **more: Any) -> ChildOutcome:
     """How a call that raised ``exc`` ended (``more``: its time and prints)."""
     try:
         message = f"{type(exc).__name__}: {exc}"
@@ -74,8 +74,8 @@ def error_info(exc: BaseException, **more: Any) -> Outcome:
         if frame.f_code.co_filename == SUBMISSION_FILE:
             line = lineno
     oom = isinstance(exc, MemoryError) or any(m in message for m in _OOM_MARKERS)
-    return Outcome("mle" if oom else "error", error=ErrorInfo(type(exc).__name__[:100], message[:MAX_MESSAGE], line),
-                   **more)
+    return ChildOutcome("mle" if oom else "error",
+                        error=ErrorInfo(type(exc).__name__[:100], message[:MAX_MESSAGE], line), **more)
 
 
 class Channel:
@@ -86,7 +86,7 @@ class Channel:
     def send(self, message: Message) -> None:
         wire.write_frame(self.out, message.to_header())
 
-    def send_run(self, message: CaseDone | ProbeDone) -> Outcome:
+    def send_run(self, message: CaseDone | ProbeDone) -> ChildOutcome:
         """Send a case's or a probe's outcome with its trees encoded into one blob; an
         output over the cap is sent as status 'ole'. Returns the outcome sent."""
         trees, blob = message.trees(), b""
@@ -127,7 +127,7 @@ class Run:
         self.count_eager = False  # the size of each eager run, for the vectorized rule
         self.broke: str | None = None  # why the first case that failed only under jit failed there
 
-    def load(self) -> Outcome:
+    def load(self) -> ChildOutcome:
         try:
             code = compile_submission(self.source)
             exec(code, self.globals)
@@ -135,10 +135,10 @@ class Run:
             return error_info(exc, stdout=self.sink.take())
         fn = self.globals.get(self.entry)
         if not callable(fn):
-            return Outcome("no_entry", stdout=self.sink.take())
-        return Outcome("ok", stdout=self.sink.take())
+            return ChildOutcome("no_entry", stdout=self.sink.take())
+        return ChildOutcome("ok", stdout=self.sink.take())
 
-    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[Outcome, Any, Any]:
+    def call(self, inputs: Any, args: tuple[str, ...], public: bool = True) -> tuple[ChildOutcome, Any, Any]:
         """Run the entry on one input. Compiled with jax.jit while that works (one
         compile per shape instead of one per primitive); on a failure under jit the
         case is rerun eagerly, and if that succeeds eager stays on, so outcomes are
@@ -158,8 +158,8 @@ class Run:
                 # Timed directly, not by a second call: the split costs nothing, so it is always sent.
                 cost = Cost(round((compiled - start) * 1000.0, 3), _ms(compiled)) if fresh else Cost(0.0, _ms(start))
                 merged = [after.pop(0) if type(a) in (dict, list) else a for a in call_args]
-                result = Outcome("ok", _ms(start), self.sink.take(), cost=cost,
-                                 program=ProgramOps(program.ops, "traced"))
+                result = ChildOutcome("ok", _ms(start), self.sink.take(), cost=cost,
+                                      program=ProgramOps(program.ops, "traced"))
                 return result, out, dict(zip(args, merged))
             except BaseException as exc:
                 why = _jit_failure(exc, args)
@@ -174,7 +174,7 @@ class Run:
             return result, out, after
         return self._eager(inputs, args)
 
-    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[Outcome, Any, Any]:
+    def _eager(self, inputs: Any, args: tuple[str, ...]) -> tuple[ChildOutcome, Any, Any]:
         import jax
 
         call_args = _positional(inputs, args)
@@ -189,7 +189,7 @@ class Run:
                 jax.block_until_ready(out)
         except BaseException as exc:
             return error_info(exc, time_ms=_ms(start), stdout=self.sink.take()), None, None
-        result = Outcome("ok", _ms(start), self.sink.take())
+        result = ChildOutcome("ok", _ms(start), self.sink.take())
         if counter is not None:
             result = replace(result, program=ProgramOps(counter.count, "eager"))
         return result, out, dict(zip(args, call_args))
@@ -197,7 +197,7 @@ class Run:
     def jit_report(self) -> JitReport:
         return JitReport(self.mode, self.broke)
 
-    def probe(self, inputs: Any, args: tuple[str, ...], params: tuple[float, ...]) -> tuple[Outcome, Any]:
+    def probe(self, inputs: Any, args: tuple[str, ...], params: tuple[float, ...]) -> tuple[ChildOutcome, Any]:
         """Rerun a case that ran under jit with the perturbation switched on: the same
         compiled program, so no trace and no compile."""
         import jax
@@ -209,7 +209,7 @@ class Run:
             jax.block_until_ready(out)
         except BaseException as exc:
             return error_info(exc, time_ms=_ms(start), stdout=self.sink.take()), None
-        return Outcome("ok", _ms(start), self.sink.take()), out
+        return ChildOutcome("ok", _ms(start), self.sink.take()), out
 
     def program(self, call_args: list) -> "Program":
         """The entry's program for these arguments' signature, traced once."""
