@@ -133,8 +133,8 @@ def print_phases(problem, files: list[str]) -> float:
                 for k, v in graded.run.seconds.items():
                     child[k] = child.get(k, 0.0) + v
                 costs = [c.cost for c in graded.run.cases.values() if c.cost]
-                compile_s += sum(c["compile_ms"] for c in costs) / 1000
-                run_s += sum(c["run_ms"] for c in costs) / 1000
+                compile_s += sum(c.compile_ms for c in costs if c) / 1000
+                run_s += sum(c.run_ms for c in costs if c) / 1000
     n, total = len(files), sum(judge.values())
     print(f"phases of one grade (one sandbox, in process, no feedback): {total / n:.3f} s per file")
     print("  judge's stages                    s/file   share")

@@ -167,5 +167,5 @@ def reference_costs(problem: Problem, judged: list, sandbox) -> dict[str, dict[s
     for j in judged:
         cr = run.cases.get(j.case.id)
         if j.report.cost is not None and cr is not None and cr.cost is not None:
-            out[j.case.id] = {"ref_compile_ms": cr.cost["compile_ms"], "ref_run_ms": cr.cost["run_ms"]}
+            out[j.case.id] = {"ref_compile_ms": cr.cost.compile_ms, "ref_run_ms": cr.cost.run_ms}
     return out

@@ -53,14 +53,15 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
     if "sizes" in run.phase_failures or ("child" in run.phase_failures and not run.sizes):
         return [missing_evidence(run, "sizes", "measurement of the program at two batch sizes", ending, "vectorized")]
     sizes = run.sizes[:2]
-    if len(sizes) < 2 or any(s.get("ops") is None or s.get("size") is None for s in sizes):
-        why = next((s.get("error") for s in sizes if s.get("error")), None)
+    if len(sizes) < 2 or any(s.ops is None for s in sizes):
+        why = next((s.error for s in sizes if s.error), None)
         return [CheckResult("vectorized", False, f"the program could not be measured at two sizes of {dims}"
                             + (f" (running it raised {why})" if why else "") + "; the requirement is not met")]
     small, large = sizes
-    unit = "operations" if small.get("how") != "eager" else "primitives run (it cannot be traced)"
-    measured = f"{small['ops']} {unit} at {dims}={small['size']}, {large['ops']} at {dims}={large['size']}"
-    if not _alike([small["ops"], large["ops"]]):
+    assert small.ops is not None and large.ops is not None  # checked above
+    unit = "operations" if small.how != "eager" else "primitives run (it cannot be traced)"
+    measured = f"{small.ops} {unit} at {dims}={small.size}, {large.ops} at {dims}={large.size}"
+    if not _alike([small.ops, large.ops]):
         return [CheckResult("vectorized", False, f"the program changes with {dims} ({measured}): a Python loop over "
                             f"{dims}? Express it with a transform so that one program serves every size")]
     # The measurement is only as good as its likeness to the programs that computed the
@@ -74,9 +75,9 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
         return [CheckResult("vectorized", False, "no case reported the size of its program; the requirement is "
                             "not met")]
     for how in ("traced", "eager"):
-        group = {cid: p["ops"] for cid, p in programs.items() if p["how"] == how}
-        if how == small.get("how", "traced"):
-            group |= {"measured small": small["ops"], "measured large": large["ops"]}
+        group = {cid: p.ops for cid, p in programs.items() if p.how == how}
+        if how == small.how:
+            group |= {"measured small": small.ops, "measured large": large.ops}
         if not _alike(list(group.values())):
             middle = sorted(group.values())[len(group) // 2]
             odd = [cid for cid, ops in group.items() if not _alike([ops, middle])]

@@ -34,7 +34,7 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
     if run.over_budget:
         raise ProblemError(problem.reference_path, "ran out of its time budget")
     if run.judge_error or run.load_status != "ok":
-        err = (run.load_error or {}).get("message", run.judge_error or run.load_status)
+        err = run.load_error.message if run.load_error else run.judge_error or run.load_status
         raise ProblemError(problem.reference_path, f"could not be run: {err}")
     broken = [c for c in check_runtime(run, problem) if not c.passed]
     if broken:
@@ -44,7 +44,7 @@ def reference_outputs(problem: Problem, raw_inputs: list[tuple[str, Any]], sandb
     for cid, raw in raw_inputs:
         cr = run.cases[cid]
         if cr.status != "ok":
-            out.problems[cid] = f"reference ended with {cr.status}: {(cr.error or {}).get('message', '')}"
+            out.problems[cid] = f"reference ended with {cr.status}: {cr.error.message if cr.error else ''}"
             continue
         ctx = CheckContext.for_input(problem.meta, raw, cr.output, None, cr.args_after)
         found = run_checks(ctx, shape_checks)

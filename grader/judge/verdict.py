@@ -4,13 +4,14 @@ a fixed order: compile, static requirements, loading, runtime requirements, then
 the cases (public first)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
 from ..problem.inputs import input_dims
 from ..report.model import CaseReport, hidden_view
+from ..sandbox.outcome import ErrorInfo
 from ..sandbox.request import CaseRun, RunResult
 from ..sandbox.wire import to_plain
 from .output_checks import CheckContext, Mismatch, run_checks, tree_diff
@@ -113,13 +114,13 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         if status == "crash" and exit_info.get("maxrss_kb", 0) * 1024 >= 0.8 * (memory_mb << 20):
             status = "mle"
         verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
-        err = run.error or {}
-        where = f" (line {err['line']})" if err.get("line") else ""
+        err = run.error
+        where = f" (line {err.line})" if err and err.line else ""
         message = {"timeout": f"no result within {meta.limits.time_seconds:g} s",
                    "mle": f"memory limit of {meta.limits.memory_mb} MB exceeded",
                    "ole": f"output larger than {meta.limits.output_kb} KB"}.get(status, "")
         outcome = Ruling(verdict, reason,
-                         message or (err.get("message", "") + where) or f"process ended ({exit_info})")
+                         message or ((err.message if err else "") + where) or f"process ended ({exit_info})")
     report = CaseReport(case.id, case.visibility, outcome.verdict.value if run.status != "not_run" else "--",
                         outcome.reason, outcome.message, run.time_ms)
     report.input, report.expected, report.got, report.worst = case.input, case.expected, got, worst
@@ -128,7 +129,7 @@ def judge_case(problem: Problem, case: Case, run: CaseRun, memory_mb: int, exit_
         report.diff = tree_diff(meta, input_dims(meta, case.input), run.output)
     if finding and finding.reason == "nan":
         report.worst = finding.detail
-    report.cost = run.cost if cost else None
+    report.cost = asdict(run.cost) if cost and run.cost else None
     return Judged(case, report, worst.get("excess") if worst else None, got)
 
 
@@ -150,14 +151,13 @@ def checks_outcome(checks: list[CheckResult]) -> Ruling:
     return Ruling(Verdict.AC)
 
 
-def load_outcome(problem: Problem, status: str, error: dict | None) -> Ruling:
-    """How loading the module ended, as an outcome."""
+def load_outcome(problem: Problem, status: str, error: ErrorInfo | None) -> Ruling:
+    """How loading the module ended, as a ruling."""
     if status == "ok":
         return Ruling(Verdict.AC)
     verdict, reason = RUN_STATUS.get(status, (Verdict.RE, "crash"))
-    err = error or {}
     msg = {"no_entry": f"the module defines no callable '{problem.meta.entry.name}'",
            "timeout": f"loading the module took longer than {problem.meta.limits.load_seconds:g} s"}.get(
-        status, f"while loading the module: {err.get('message', status)}"
-        + (f" (line {err['line']})" if err.get("line") else ""))
+        status, f"while loading the module: {error.message if error else status}"
+        + (f" (line {error.line})" if error and error.line else ""))
     return Ruling(verdict, reason, msg)

@@ -10,9 +10,11 @@ field, never the peer's text, since its message may reach a report.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 from .wire import WireError
+
+_Choice = TypeVar("_Choice", bound=str)  # a protocol value: choice() gives back the options' own type
 
 # JSON numbers are unbounded; these are the ranges a field of the protocol may hold.
 INT64 = 1 << 63
@@ -56,7 +58,7 @@ class Fields:
             raise self._refuse(key, "is not text")
         return value if cap is None else value[:cap]
 
-    def choice(self, key: str, options: tuple[str, ...]) -> str:
+    def choice(self, key: str, options: tuple[_Choice, ...]) -> _Choice:
         value = self._take(key)
         if type(value) is not str or value not in options:
             raise self._refuse(key, "is not one of the protocol's values")

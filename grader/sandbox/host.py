@@ -11,15 +11,14 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict
 from contextlib import contextmanager
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, Callable, Iterator, Literal
 
 from . import wire
 from .env import child_env
 from .frames import RUN, STARTUP, Exit, UnknownKind, read_message
 from .messages import Begin, CaseDone, Done, Hello, Load, ProbeDone, RuntimeRecord, Sizes
-from .outcome import ErrorInfo, ChildOutcome
+from .outcome import ChildOutcome
 from .request import CaseRun, Request, RunResult
 
 _SIGNAL_TLE = {signal.SIGXCPU, signal.SIGKILL}
@@ -113,8 +112,10 @@ class _Collector:
         self.result.layers, self.result.unavailable = list(m.layers), dict(m.unavailable)
 
     def load(self, m: Load) -> None:
-        self.result.load_status, self.result.load_stdout = m.outcome.status, m.outcome.stdout
-        self.result.load_error = _error(m.outcome.error)
+        status = m.outcome.status
+        assert status != "bad_output"  # a load frame carries no output to decode
+        self.result.load_status, self.result.load_stdout = status, m.outcome.stdout
+        self.result.load_error = m.outcome.error
 
     def begin(self, m: Begin) -> None:
         self.current = ("case", m.case) if m.phase == "case" else (m.phase, None)
@@ -125,7 +126,7 @@ class _Collector:
             self.current = None
 
     def sizes(self, m: Sizes) -> None:
-        self.result.sizes = [asdict(s) for s in m.sizes]
+        self.result.sizes = list(m.sizes)
 
     def runtime(self, m: RuntimeRecord) -> None:
         self.result.runtime = m
@@ -144,14 +145,9 @@ _APPLY: dict[type, Callable[[_Collector, Any], None]] = {
     Sizes: _Collector.sizes, RuntimeRecord: _Collector.runtime, ProbeDone: _Collector.probe, Done: _Collector.done}
 
 
-def _error(error: ErrorInfo | None) -> dict | None:
-    return None if error is None else asdict(error)
-
-
 def _case_run(case: str, outcome: ChildOutcome, output: Any, args: Any) -> CaseRun:
-    return CaseRun(case, outcome.status, outcome.time_ms, output, args, _error(outcome.error), outcome.stdout,
-                   None if outcome.cost is None else asdict(outcome.cost),
-                   program=None if outcome.program is None else asdict(outcome.program))
+    return CaseRun(case, outcome.status, outcome.time_ms, output, args, outcome.error, outcome.stdout, outcome.cost,
+                   program=outcome.program)
 
 
 def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info: dict,
@@ -164,6 +160,7 @@ def _finish(result: RunResult, current: tuple[str, str | None] | None, exit_info
         return
     # The zygote's own reason comes first: it ends the child with SIGKILL whatever the
     # reason, so the signal alone means a time limit only when the zygote named none.
+    status: Literal["ole", "timeout", "crash"]
     if killed == "ole":
         status = "ole"
     elif killed in ("timeout", "budget") or (killed is None and sig in _SIGNAL_TLE):

@@ -11,7 +11,7 @@ judge imports this.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, ClassVar, Literal, Mapping, Protocol
 
 from . import wire
 from .fields import INT32, Fields, no_blob, texts
@@ -189,14 +189,14 @@ class ProgramSize:
 
     size: int
     ops: int | None  # operations in the program (see child.sizes)
-    how: str  # traced | eager
+    how: Literal["traced", "eager"]
     error: str | None = None  # the type of what measuring it raised
 
     @classmethod
     def read(cls, f: Fields) -> "ProgramSize":
         size = f.whole("size")
         ops = f.whole("ops") if f.present("ops") else None
-        how = f.choice("how", ("traced", "eager"))
+        how: Literal["traced", "eager"] = f.choice("how", ("traced", "eager"))
         error = (f.text("error", MAX_TYPE) or None) if f.present("error") else None
         f.end()
         return cls(size, ops, how, error)

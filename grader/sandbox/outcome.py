@@ -8,11 +8,15 @@ submission controls to its cap. No JAX here: the judge imports this.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from .fields import INT32, Fields
 
-STATUSES = ("ok", "error", "mle", "ole", "no_entry")  # how the child says a load or a call ended
+ChildStatus = Literal["ok", "error", "mle", "ole", "no_entry"]  # how the child says a load or a call ended
+STATUSES: tuple[ChildStatus, ...] = get_args(ChildStatus)
+# What an outcome holds on the judge's side: the child's word, or bad_output when the
+# judge could not decode the output the child sent.
+OutcomeStatus = Literal[ChildStatus, "bad_output"]
 MAX_TEXT = 20_000  # printed text kept per load, case or probe (the child's sink keeps 8 KB, escaped)
 MAX_MESSAGE = 2000  # an exception's message
 MAX_TYPE = 100  # an exception's type name
@@ -38,7 +42,7 @@ class ProgramOps:
     decides a rule's pass or fail, and never appears in a report."""
 
     ops: int
-    how: str  # traced | eager
+    how: Literal["traced", "eager"]
 
     @classmethod
     def read(cls, f: Fields) -> "ProgramOps":
@@ -65,7 +69,7 @@ class Cost:
 
 @dataclass(frozen=True)
 class ChildOutcome:
-    status: str  # one of STATUSES; the judge adds bad_output for an output it cannot decode
+    status: OutcomeStatus
     time_ms: float | None = None
     stdout: str = ""
     error: ErrorInfo | None = None

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..problem.inputs import JaxInput
 from . import wire
 from .env import default_readable_paths
 from .job import Job, JobCase, JobSize, perturbation
-from .messages import MAX_PERTURBATIONS, RuntimeRecord
+from .messages import MAX_PERTURBATIONS, ProgramSize, RuntimeRecord
+from .outcome import Cost, ErrorInfo, ProgramOps
 from .xla_cache import readable_cache
 
 
@@ -26,33 +27,40 @@ def encode_inputs(inputs: list[Any], max_bytes: int = 1 << 30) -> tuple[list[dic
     return nodes, packer.blob()
 
 
+# How a case (or probe rerun) ended: the child's own word (``outcome.STATUSES``), or
+# what the judge saw (killed over time, crashed, an output it could not decode, never run).
+CaseStatus = Literal["ok", "error", "mle", "ole", "no_entry", "timeout", "crash", "bad_output", "not_run"]
+# How loading the module ended: the child's word, or a kill the judge saw.
+LoadStatus = Literal["ok", "error", "mle", "ole", "no_entry", "timeout", "crash", "not_run"]
+
+
 @dataclass
 class CaseRun:
     id: str
-    status: str = "not_run"  # ok | error | mle | ole | timeout | crash | bad_output | not_run
+    status: CaseStatus = "not_run"
     time_ms: float | None = None
     output: Any = None
     args_after: Any = None
-    error: dict | None = None  # type, message, line (in the submission's file, or None)
+    error: ErrorInfo | None = None
     stdout: str = ""
-    cost: dict | None = None  # compile_ms, run_ms (a case that ran under jit)
+    cost: Cost | None = None  # a case that ran under jit
     perturbation: int = 0  # a probe rerun: which of the request's probe perturbations
-    # The size of the program that computed the output: {"ops": n, "how": "traced"|"eager"}.
-    # For hidden cases it decides a rule's pass or fail, and never appears in a report.
-    program: dict | None = None
+    # The size of the program that computed the output. For hidden cases it decides a
+    # rule's pass or fail, and never appears in a report.
+    program: ProgramOps | None = None
 
 
 @dataclass
 class RunResult:
-    load_status: str = "not_run"  # ok | error | mle | no_entry | timeout | crash | not_run
-    load_error: dict | None = None
+    load_status: LoadStatus = "not_run"
+    load_error: ErrorInfo | None = None
     load_stdout: str = ""
     layers: list[str] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
     cases: dict[str, CaseRun] = field(default_factory=dict)
     runtime: RuntimeRecord | None = None  # None: the record never came
     probes: list[CaseRun] = field(default_factory=list)  # reruns under the probe's perturbations
-    sizes: list[dict] = field(default_factory=list)  # program size per batch size: size, ops, how, error
+    sizes: list[ProgramSize] = field(default_factory=list)  # the program's size per batch size
     exit: dict = field(default_factory=dict)  # the zygote's ``frames.Exit``, as its header
     judge_error: str | None = None
     complete: bool = False  # the child said "done": every phase it was asked for finished

@@ -57,7 +57,9 @@ def test_an_unmeasurable_program_is_not_vectorised():
     from grader.judge.probe_checks import check_vectorized
     from grader.problem import Requirements
 
-    sizes = [{"size": 2, "ops": None, "error": "TypeError"}, {"size": 8, "ops": None, "error": "TypeError"}]
+    from grader.sandbox.messages import ProgramSize
+
+    sizes = [ProgramSize(2, None, "traced", "TypeError"), ProgramSize(8, None, "traced", "TypeError")]
     failed = check_vectorized(_run(sizes=sizes), Requirements(vectorized=("N",)))
     assert [(c.passed, c.verdict) for c in failed] == [(False, "RJ")]
     assert "could not be measured" in failed[0].message
@@ -402,12 +404,12 @@ def test_a_jitted_function_called_eagerly_counts_its_program():
 
 
 def _sized(small, large, cases):
+    from grader.sandbox.messages import ProgramSize
+    from grader.sandbox.outcome import ProgramOps
     from grader.sandbox.request import CaseRun, RunResult
 
-    return RunResult(load_status="ok", sizes=[{"size": 2, "ops": small, "how": "traced"},
-                                              {"size": 16, "ops": large, "how": "traced"}],
-                     cases={cid: CaseRun(cid, "ok", program={"ops": ops, "how": "traced"})
-                            for cid, ops in cases.items()})
+    return RunResult(load_status="ok", sizes=[ProgramSize(2, small, "traced"), ProgramSize(16, large, "traced")],
+                     cases={cid: CaseRun(cid, "ok", program=ProgramOps(ops, "traced")) for cid, ops in cases.items()})
 
 
 @pytest.mark.parametrize("small, large, cases, ok, words", [
