@@ -19,8 +19,35 @@ os.environ["JAXJUDGE_CACHE"] = str(_CACHE / "judge")
 os.environ["JAXJUDGE_XLA_CACHE"] = str(_CACHE / "xla")
 
 
+# The inner loop's rule (docs/pages/architecture.md, the markers): a test of more than
+# about two seconds is marked slow. Every run lists the unmarked ones that took longer;
+# --slow-strict fails the run for them (a timing, so it is asked for, never CI's default).
+SLOW_SECONDS = float(os.environ.get("JAXJUDGE_SLOW_SECONDS", "2"))  # the variable lets a test try the check
+_OVER: list[tuple[float, str]] = []
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow-strict", action="store_true",
+                     help=f"fail the run when a test not marked slow took over {SLOW_SECONDS:g} s")
+
+
+def pytest_runtest_logreport(report):
+    # Under xdist this runs in the controller too, on the workers' reports, with their keywords.
+    if report.when == "call" and report.duration > SLOW_SECONDS and "slow" not in report.keywords:
+        _OVER.append((report.duration, report.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _OVER:
+        terminalreporter.section(f"over {SLOW_SECONDS:g} s and not marked slow")
+        for seconds, nodeid in sorted(_OVER, reverse=True):
+            terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+
+
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_CACHE, ignore_errors=True)
+    if _OVER and session.config.getoption("--slow-strict") and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
