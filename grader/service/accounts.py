@@ -178,15 +178,35 @@ def end_session(session: Session, session_id: int) -> None:
 LINK_HOURS = {"set": 24 * 7, "reset": 24}  # a roster's accounts get a week to set theirs; a reset a day
 
 
-def change_password(session: Session, user_id: int, current: str, new: str, keep_session: int | None) -> None:
+@dataclass(frozen=True)
+class PasswordChanged:
+    sessions_ended: int  # the account's other browser sessions, now logged out
+    tokens_kept: int  # its API tokens, which still work (the owner chose the new password)
+
+
+def _end_links(session: Session, user_id: int) -> None:
+    """Every outstanding one-time link of the account stops working: it was meant for a
+    password that no longer is."""
+    session.execute(update(PasswordLink).where(PasswordLink.user_id == user_id, PasswordLink.used_at.is_(None))
+                    .values(used_at=utcnow()))
+
+
+def change_password(session: Session, user_id: int, current: str, new: str,
+                    keep_session: int | None) -> PasswordChanged:
     """The account's own change: the current password first (a stolen session alone
-    cannot lock its owner out); every other session of the account ends."""
+    cannot lock its owner out). Every other session of the account ends, and so does
+    every one-time link handed out for it; its API tokens stay (the owner revokes them on
+    the account page), and the answer says how many there are."""
     user = session.get(User, user_id)
     if user is None or verify_password(session, user.email, current) is None:
         raise AccountError("the current password is wrong")
     user.password_hash = hash_password(new)
+    _end_links(session, user_id)
     others = delete(WebSession).where(WebSession.user_id == user_id)
-    session.execute(others if keep_session is None else others.where(WebSession.id != keep_session))
+    ended = session.execute(others if keep_session is None else others.where(WebSession.id != keep_session)).rowcount
+    tokens = session.scalar(select(func.count()).select_from(ApiToken)
+                            .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))) or 0
+    return PasswordChanged(int(ended or 0), int(tokens))
 
 
 def new_password_link(session: Session, user_id: int, purpose: str, by: int | None) -> str:
@@ -203,8 +223,10 @@ def new_password_link(session: Session, user_id: int, purpose: str, by: int | No
 
 
 def use_password_link(session: Session, secret: str, password: str) -> User:
-    """Set the password the link is for, once; every session of that account ends (whoever
-    held the old password is logged out)."""
+    """Set the password the link is for, once. Someone else handed the link out, so
+    whoever held the account before is shut out: every session ends, every API token is
+    revoked, and every other outstanding link of the account ends too (OWASP ASVS,
+    credential recovery)."""
     link = session.scalar(select(PasswordLink).where(PasswordLink.token_hash == digest(secret)))
     now = utcnow()
     if link is None or link.used_at is not None or link.expires_at <= now:
@@ -212,6 +234,8 @@ def use_password_link(session: Session, secret: str, password: str) -> User:
     user = session.get(User, link.user_id)
     assert user is not None  # the link's row goes with its account (ON DELETE CASCADE)
     user.password_hash = hash_password(password)
-    link.used_at = now
+    _end_links(session, user.id)
     session.execute(delete(WebSession).where(WebSession.user_id == user.id))
+    session.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                    .values(revoked_at=now))
     return user

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from . import jobs
 from .accounts import Principal
-from .assignments import admit_submit
+from .assignments import credits_for
 from .config import Quotas
 from .models import Submission, User, utcnow
 from .ratelimit import Refused, take
@@ -35,8 +35,9 @@ def _estimate_wait(s: Session, ahead: int, workers: int) -> float:
 
 def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | None, limits: Quotas,
           workers: int, custom_input: Any = None, assignment: str | None = None) -> Admitted:
-    """``assignment`` (``course/assignment``): the one a Submit is made for; its window is
-    checked in the same transaction (refused before it opens and after it closes)."""
+    """A Submit counts for every assignment that takes it now (``assignments.credits_for``),
+    decided in the same transaction; ``assignment`` (``course/assignment``, named by the
+    assignment page) is refused before it opens and after it closes."""
     sha = hashlib.sha256(source.encode()).hexdigest()
     with db.write() as s:
         s.scalars(select(User).where(User.id == who.user_id).with_for_update()).one()
@@ -64,9 +65,9 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
                 raise Refused(429, f"storage limit: your submissions of the last 24 hours store "
                                    f"{used / 2**20:.1f} MiB, at most {limits.storage_per_day / 2**20:.0f} MiB; "
                                    "try again later", max(60.0, wait))
-        made_for = admit_submit(s, who.user_id, assignment, problem) if assignment else None
+        credits = credits_for(s, who.user_id, problem, assignment) if kind == "submit" else []
         if not who.instructor:
             take(s, who.user_id, kind, limits)
         sub = jobs.enqueue(s, who.user_id, problem, kind, source, sha, key, charged=not who.instructor,
-                          custom_input=custom_input, assignment=made_for)
+                          custom_input=custom_input, credits=credits)
     return Admitted(sub, True)

@@ -1,14 +1,15 @@
 """Assignments: a course's problems with a window (open, due, an optional late window
 and penalty), a weight per problem (its points), and one learner's extension. A Submit
-made for an assignment is refused before it opens and after it closes, and marked late
-after its due time (the learner's own, with an extension). The score of a problem is the
-best of the learner's Submits for it, by the assignment's credit (``partial``: the share
-of cases passed; ``accepted``: 1 for AC, else 0), times one minus the penalty if that
-Submit was late; the assignment's score is the sum of the weighted scores."""
+counts for every assignment of the learner's courses (as a learner) that includes its
+problem and takes a Submit now, whatever page it was sent from; it is late for one
+after the learner's due time (their own, with an extension). A Submit that names an
+assignment is refused when that one does not take it (not open yet, or closed). The
+score of a problem is the best of the Submits that count for it, by the assignment's
+credit (``partial``: the share of cases passed; ``accepted``: 1 for AC, else 0), times
+one minus the penalty if that Submit was late; the assignment's score is the sum of the
+weighted scores."""
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -17,8 +18,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError
-from .models import (Assignment, AssignmentProblem, Course, Extension, LtiLink, Membership, Submission, User,
-                     utcnow)
+from .csv_io import write_csv
+from .models import (Assignment, AssignmentProblem, Course, Extension, LtiLink, Membership, Submission,
+                     SubmissionCredit, User, utcnow)
 from .ratelimit import Refused
 
 MAX_PROBLEMS = 50
@@ -128,12 +130,13 @@ def update(s: Session, a: Assignment, title: str, opens_at: datetime, due_at: da
 
 def delete(s: Session, a: Assignment) -> None:
     """Removes an assignment nothing depends on yet, with its problems and extensions. One
-    that a Submit was made for (the Submits would become practice and their scores be lost)
+    that a Submit counts for (the Submits would become practice and their scores be lost)
     or that an LMS launched (its grade column would point nowhere) is refused: close it by
     its times instead."""
-    made = s.scalar(select(func.count()).select_from(Submission).where(Submission.assignment_id == a.id)) or 0
+    made = s.scalar(select(func.count()).select_from(SubmissionCredit)
+                    .where(SubmissionCredit.assignment_id == a.id)) or 0
     if made:
-        raise AccountError(f"{made} Submit(s) were made for this assignment: it cannot be deleted (move its due "
+        raise AccountError(f"{made} Submit(s) count for this assignment: it cannot be deleted (move its due "
                            "time to close it)")
     if s.scalar(select(func.count()).select_from(LtiLink).where(LtiLink.assignment_id == a.id)):
         raise AccountError("an LMS links to this assignment: it cannot be deleted (move its due time to close it)")
@@ -156,9 +159,46 @@ def extend(s: Session, a: Assignment, user_id: int, by: int, due_at: datetime, l
     return ext
 
 
-def admit_submit(s: Session, user_id: int, ref: str, problem: str) -> tuple[int, bool]:
-    """For a Submit made for the assignment ``ref`` (``course/assignment``): its id and
-    whether it is late, or a refusal that says why and until when."""
+@dataclass(frozen=True)
+class Credit:
+    """An assignment a Submit made now counts for, with the learner's own window."""
+    assignment: Assignment
+    course: Course
+    window: Window
+    late: bool
+
+
+def counts_for(s: Session, user_id: int, problem: str, now: datetime | None = None) -> list[Credit]:
+    """Every assignment a Submit of ``problem`` by ``user_id`` made ``now`` counts for: of a
+    course they are a learner of, including the problem, its window (theirs) taking a
+    Submit (open, or late before the end of the late window). By due time, then course."""
+    now = now or utcnow()
+    rows = s.execute(select(Assignment, Course)
+                     .join(Course, Course.id == Assignment.course_id)
+                     .join(Membership, (Membership.course_id == Course.id) & (Membership.user_id == user_id))
+                     .join(AssignmentProblem, (AssignmentProblem.assignment_id == Assignment.id)
+                           & (AssignmentProblem.problem == problem))
+                     .where(Membership.role == "learner", Assignment.opens_at <= now)).all()
+    out = []
+    for a, course in rows:
+        w = window(s, a, user_id)
+        state = w.state(now)
+        if state in ("open", "late"):
+            out.append(Credit(a, course, w, state == "late"))
+    return sorted(out, key=lambda c: (c.window.due_at, c.course.slug, c.assignment.slug))
+
+
+def credits_for(s: Session, user_id: int, problem: str, ref: str | None) -> list[tuple[int, bool]]:
+    """(id, late) of each assignment a Submit made now counts for (``counts_for``). With
+    ``ref`` (``course/assignment``, the assignment page's Submit) that assignment must take
+    it: else a refusal that says why and until when."""
+    now = utcnow()
+    if ref is not None:
+        _named(s, user_id, ref, problem, now)
+    return [(c.assignment.id, c.late) for c in counts_for(s, user_id, problem, now)]
+
+
+def _named(s: Session, user_id: int, ref: str, problem: str, now: datetime) -> None:
     course_slug, _, slug = ref.partition("/")
     row = s.execute(select(Assignment).join(Course, Course.id == Assignment.course_id)
                     .join(Membership, Membership.course_id == Course.id)
@@ -168,7 +208,7 @@ def admit_submit(s: Session, user_id: int, ref: str, problem: str) -> tuple[int,
     a = row[0]
     if s.get(AssignmentProblem, (a.id, problem)) is None:
         raise Refused(422, f"assignment: {problem!r} is not one of its problems")
-    w, now = window(s, a, user_id), utcnow()
+    w = window(s, a, user_id)
     state = w.state(now)
     if state == "not open":
         raise Refused(403, f"assignment: it opens at {w.opens_at.isoformat()}; Submits wait until then "
@@ -176,7 +216,16 @@ def admit_submit(s: Session, user_id: int, ref: str, problem: str) -> tuple[int,
     if state == "closed":
         raise Refused(403, f"assignment: it closed at {w.closes_at.isoformat()}; Submits are no longer taken "
                            "for it (Run still works)")
-    return a.id, state == "late"
+
+
+def credited(s: Session, submission_pk: int) -> list[tuple[str, str, str, bool]]:
+    """(course slug, assignment slug, title, late) of each assignment a Submit counts for."""
+    rows = s.execute(select(Course.slug, Assignment.slug, Assignment.title, SubmissionCredit.late)
+                     .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
+                     .join(Course, Course.id == Assignment.course_id)
+                     .where(SubmissionCredit.submission_pk == submission_pk)
+                     .order_by(Assignment.due_at, Course.slug, Assignment.slug)).all()
+    return [(course, slug, title, bool(late)) for course, slug, title, late in rows]
 
 
 # ---------------------------------------------------------------- scores
@@ -206,7 +255,8 @@ def credit_of(a: Assignment, verdict: str | None, passed: int | None, total: int
 
 
 def scores(s: Session, a: Assignment) -> tuple[list[AssignmentProblem], list[Row]]:
-    """Every learner of the course, their best counted Submit per problem and their points."""
+    """Every learner of the course, their best Submit per problem of those that count for
+    ``a``, and their points."""
     problems = problems_of(s, a)
     learners = s.execute(select(User.id, User.email).join(Membership, Membership.user_id == User.id)
                          .where(Membership.course_id == a.course_id, Membership.role == "learner")
@@ -214,8 +264,9 @@ def scores(s: Session, a: Assignment) -> tuple[list[AssignmentProblem], list[Row
     rows = {uid: Row(email, uid, {p.problem: Cell() for p in problems}) for uid, email in learners}
     extended = set(s.scalars(select(Extension.user_id).where(Extension.assignment_id == a.id)))
     subs = s.execute(select(Submission.user_id, Submission.problem, Submission.id, Submission.verdict,
-                            Submission.passed, Submission.total, Submission.late)
-                     .where(Submission.assignment_id == a.id, Submission.kind == "submit",
+                            Submission.passed, Submission.total, SubmissionCredit.late)
+                     .join(SubmissionCredit, SubmissionCredit.submission_pk == Submission.pk)
+                     .where(SubmissionCredit.assignment_id == a.id, Submission.kind == "submit",
                             Submission.verdict.is_not(None), Submission.verdict != "IE")
                      .order_by(Submission.pk)).all()
     for uid, pid, sid, verdict, passed, total, late in subs:
@@ -241,25 +292,18 @@ def scores_csv(a: Assignment, problems: list[AssignmentProblem], rows: list[Row]
     (Student, ID, SIS User ID, SIS Login ID, Section, then the assignment's points, with a
     "Points Possible" row); ``moodle``: an "Email address" column and the points (Moodle's
     grade import maps it to the user and the grade item)."""
-    from .gradebook import spreadsheet_safe
-
     possible = sum(p.weight for p in problems)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
     if layout == "canvas":
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", a.title])
-        w.writerow(["Points Possible", "", "", "", "", f"{possible:g}"])
-        for r in rows:
-            w.writerow([spreadsheet_safe(r.email), "", "", spreadsheet_safe(r.email), "", f"{r.points:g}"])
-    elif layout == "moodle":
-        w.writerow(["Email address", a.title])
-        for r in rows:
-            w.writerow([spreadsheet_safe(r.email), f"{r.points:g}"])
-    else:
-        w.writerow(["learner", *(p.problem for p in problems), "points", "points_possible", "extension"])
-        for r in rows:
-            cells = [("" if r.cells[p.problem].score is None else f"{r.cells[p.problem].score * p.weight:g}")
-                     + (" late" if r.cells[p.problem].late else "") for p in problems]
-            w.writerow([spreadsheet_safe(r.email), *cells, f"{r.points:g}", f"{possible:g}",
-                        "yes" if r.extended else ""])
-    return buf.getvalue()
+        return write_csv(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", a.title],
+                         [["Points Possible", "", "", "", "", f"{possible:g}"],
+                          *([r.email, "", "", r.email, "", f"{r.points:g}"] for r in rows)])
+    if layout == "moodle":
+        return write_csv(["Email address", a.title], ([r.email, f"{r.points:g}"] for r in rows))
+
+    def cell(r: Row, p: AssignmentProblem) -> str:
+        c = r.cells[p.problem]
+        return ("" if c.score is None else f"{c.score * p.weight:g}") + (" late" if c.late else "")
+
+    return write_csv(["learner", *(p.problem for p in problems), "points", "points_possible", "extension"],
+                     ([r.email, *(cell(r, p) for p in problems), f"{r.points:g}", f"{possible:g}",
+                       "yes" if r.extended else ""] for r in rows))

@@ -7,47 +7,23 @@ opens the instructors' pages); a membership's role says what it is in one course
 invitation's code is shown once, when it is made; only its SHA-256 is kept."""
 from __future__ import annotations
 
-import csv
-import io
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import ColumnElement, delete, or_, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError, Principal, add_user, digest, new_password_link, normalize_email
-from .models import Course, Invitation, Membership, User, utcnow
+from .models import Course, Invitation, Membership, RosterInvitation, User, utcnow
+from .trust import check_reset
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}[a-z0-9]$")
 DOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 INVITE_PREFIX = "jji_"
 MAX_INVITE_DAYS = 365
 ROSTER_MAX_ROWS = 2000
-
-
-# ---------------------------------------------------------------- what an instructor sees
-
-def taught_by(user_id: int):
-    """SQL: the ids of the courses ``user_id`` teaches."""
-    return select(Membership.course_id).where(Membership.user_id == user_id, Membership.role == "instructor")
-
-
-def seen_by(who: Principal, user_col) -> ColumnElement[bool]:
-    """SQL: whether the account in ``user_col`` is one ``who`` may read the work of: their
-    own, and for an instructor every member of a course they teach."""
-    if not who.instructor:
-        return user_col == who.user_id
-    members = select(Membership.user_id).where(Membership.course_id.in_(taught_by(who.user_id)))
-    return or_(user_col == who.user_id, user_col.in_(members))
-
-
-def may_see(session: Session, who: Principal, user_id: int) -> bool:
-    if user_id == who.user_id:
-        return True
-    return who.instructor and session.scalar(select(User.id).where(User.id == user_id, seen_by(who, User.id))) \
-        is not None
 
 
 # ---------------------------------------------------------------- courses
@@ -195,8 +171,17 @@ class Member:
 class Imported:
     email: str
     created: bool  # a new account (then ``link`` sets its password)
-    joined: bool  # False: a member already
+    joined: bool  # False: a member already, or ``invited``
+    invited: bool  # an existing account: it joins when its holder accepts
     link: str | None  # the one-time set-password secret, for the instructor to hand out
+
+
+@dataclass(frozen=True)
+class Pending:
+    course: str  # the slug
+    title: str
+    role: str
+    invited_at: str
 
 
 def members(session: Session, course: Course) -> list[Member]:
@@ -207,32 +192,37 @@ def members(session: Session, course: Course) -> list[Member]:
 
 
 def roster_csv(rows: list[Member]) -> str:
-    from .gradebook import spreadsheet_safe
+    from .csv_io import write_csv
 
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["email", "role", "joined_at", "has_password"])
-    for m in rows:
-        w.writerow([spreadsheet_safe(m.email), m.role, m.joined_at, "yes" if m.has_password else "no"])
-    return buf.getvalue()
+    return write_csv(["email", "role", "joined_at", "has_password"],
+                     ([m.email, m.role, m.joined_at, "yes" if m.has_password else "no"] for m in rows))
 
 
 def parse_roster(text: str) -> list[tuple[str, str]]:
     """(email, role) per row of a CSV with an ``email`` column (and optionally ``role``:
-    learner, the default, or instructor); a wrong row is named by its line."""
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    learner, the default, or instructor); a wrong row is named by its line in the file.
+    Any line ending is read; a text ``csv_io.read_csv`` cannot read (a field longer than
+    its bound) is refused like a wrong row (the API refuses it earlier, as a 422)."""
+    from .csv_io import MalformedCsv, read_csv
+
+    try:
+        rows = read_csv(text)
+    except MalformedCsv as exc:
+        raise AccountError(str(exc)) from None
+    fields = [f.strip().lower() for f in rows[0][1]] if rows else []
     if "email" not in fields:
         raise AccountError("the roster is a CSV file whose first line names an 'email' column")
-    reader.fieldnames = fields
+    email_at, role_at = fields.index("email"), fields.index("role") if "role" in fields else None
     out: list[tuple[str, str]] = []
-    for line, row in enumerate(reader, start=2):
+    for line, row in rows[1:]:
+        if not row:
+            continue
         if len(out) >= ROSTER_MAX_ROWS:
             raise AccountError(f"a roster has at most {ROSTER_MAX_ROWS} rows; split it")
-        email = (row.get("email") or "").strip()
+        email = row[email_at].strip() if email_at < len(row) else ""
         if not email:
             continue
-        role = (row.get("role") or "learner").strip().lower() or "learner"
+        role = (row[role_at] if role_at is not None and role_at < len(row) else "").strip().lower() or "learner"
         if role not in ("learner", "instructor"):
             raise AccountError(f"line {line}: the role is learner or instructor, not {role!r}")
         try:
@@ -243,20 +233,71 @@ def parse_roster(text: str) -> list[tuple[str, str]]:
 
 
 def import_roster(session: Session, course: Course, by: int, text: str) -> list[Imported]:
-    """Every row joins the course; a new address gets an account without a password and
-    a one-time link to set one (no mail server is assumed: the instructor hands it out)."""
+    """A new address gets an account in the course, without a password, and a one-time
+    link to set one (no mail server is assumed: the instructor hands it out). An existing
+    account is only invited: it joins when its holder accepts (``accept_roster``), since
+    an instructor acts on an account only through a course its holder joined."""
     result = []
     for email, role in parse_roster(text):
         user = session.scalar(select(User).where(User.email == email))
-        created = user is None
         if user is None:
             user = add_user(session, email, role, None, course=None)
-        joined = join(session, course.id, user.id, role)
-        if joined:
+            join(session, course.id, user.id, role)
             _promote(session, user, role)
-        link = new_password_link(session, user.id, "set", by) if created else None
-        result.append(Imported(email, created, joined, link))
+            result.append(Imported(email, True, True, False, new_password_link(session, user.id, "set", by)))
+            continue
+        if session.get(Membership, (course.id, user.id)) is not None:
+            result.append(Imported(email, False, False, False, None))
+            continue
+        offer = session.get(RosterInvitation, (course.id, user.id))
+        if offer is None:
+            session.add(RosterInvitation(course_id=course.id, user_id=user.id, role=role, created_by=by,
+                                         created_at=utcnow()))
+        else:
+            offer.role, offer.created_by, offer.created_at = role, by, utcnow()
+        session.flush()
+        result.append(Imported(email, False, False, True, None))
     return result
+
+
+def invited(session: Session, course: Course) -> list[tuple[str, str]]:
+    """(email, role) of the accounts a roster import invited that have not answered yet:
+    the addresses the instructors typed, nothing more."""
+    return [(e, r) for e, r in session.execute(
+        select(User.email, RosterInvitation.role).join(RosterInvitation, RosterInvitation.user_id == User.id)
+        .where(RosterInvitation.course_id == course.id).order_by(User.email)).all()]
+
+
+def pending(session: Session, user_id: int) -> list[Pending]:
+    """The roster invitations waiting for ``user_id``'s answer."""
+    rows = session.execute(select(Course.slug, Course.title, RosterInvitation.role, RosterInvitation.created_at)
+                           .join(RosterInvitation, RosterInvitation.course_id == Course.id)
+                           .where(RosterInvitation.user_id == user_id).order_by(Course.title)).all()
+    return [Pending(slug, title, role, at.isoformat()) for slug, title, role, at in rows]
+
+
+def _offer(session: Session, user_id: int, slug: str) -> tuple[RosterInvitation, Course]:
+    row = session.execute(select(RosterInvitation, Course).join(Course, Course.id == RosterInvitation.course_id)
+                          .where(Course.slug == slug, RosterInvitation.user_id == user_id)).first()
+    if row is None:
+        raise LookupError("no invitation to that course is waiting for you")
+    return row[0], row[1]
+
+
+def accept_roster(session: Session, who: Principal, slug: str) -> Course:
+    """The holder accepts a roster invitation: now a member, in the role it offered."""
+    offer, course = _offer(session, who.user_id, slug)
+    user = session.get(User, who.user_id)
+    assert user is not None
+    if join(session, course.id, user.id, offer.role):
+        _promote(session, user, offer.role)
+    session.delete(offer)
+    return course
+
+
+def decline_roster(session: Session, who: Principal, slug: str) -> None:
+    offer, _course = _offer(session, who.user_id, slug)
+    session.delete(offer)
 
 
 def remove_member(session: Session, course: Course, user_id: int, by: int) -> bool:
@@ -268,13 +309,11 @@ def remove_member(session: Session, course: Course, user_id: int, by: int) -> bo
                                                     Membership.user_id == user_id)).rowcount == 1
 
 
-def reset_link(session: Session, course: Course, by: int, user_id: int) -> str:
-    """A one-time reset link for a learner of ``course``; never for an instructor (whose
-    account could then be taken over by a co-instructor)."""
-    m = session.get(Membership, (course.id, user_id))
-    user = session.get(User, user_id)
-    if m is None or user is None:
+def reset_link(session: Session, course: Course, by: Principal, user_id: int) -> str:
+    """A one-time reset link for a learner of ``course``, within the trust model's rule
+    (``trust.check_reset``): never for an instructor, never for an account that is also
+    in a course ``by`` does not teach."""
+    if session.get(Membership, (course.id, user_id)) is None:
         raise LookupError("no such member")
-    if m.role != "learner" or user.role != "learner":
-        raise AccountError("reset links are for learners; an instructor changes their own password")
-    return new_password_link(session, user_id, "reset", by)
+    check_reset(session, by, user_id)
+    return new_password_link(session, user_id, "reset", by.user_id)

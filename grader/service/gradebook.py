@@ -1,25 +1,51 @@
-"""The gradebook: per learner and problem, the best and the last verdict of their
-Submits. IE never counts (the learner is not charged for the judge's failure), nor
-do rows not graded yet. Best = accepted first, then most cases passed, then earliest."""
+"""The gradebook. A course's (``course_book``): each of its assignments, with every
+learner's score per problem and points, the very figures of the assignment's page
+(``assignments.scores``). The practice view across the catalogue (``gradebook``): per
+learner and problem, the best and the last verdict of their Submits, for an assignment
+or not. IE never counts (the learner is not charged for the judge's failure), nor do
+rows not graded yet. Best = accepted first, then most cases passed, then earliest."""
 from __future__ import annotations
 
-import csv
-import io
+from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from .models import Membership, Submission, User
+from . import assignments as asg
+from .accounts import Principal
+from .csv_io import spreadsheet_safe as spreadsheet_safe  # its old home; every CSV goes through write_csv
+from .csv_io import write_csv
+from .models import Assignment, AssignmentProblem, Course, Membership, Submission, User
+from .trust import submission_seen_by
 
 COLUMNS = ["learner", "problem", "best_verdict", "best_passed", "best_total", "best_id", "best_problem_version",
            "last_verdict", "last_passed", "last_total", "last_id", "last_at", "submits"]
 
 
-def gradebook(db, courses, problem: str | None = None) -> list[dict]:
-    """The learners of ``courses`` (SQL: their ids), by their Submits."""
+@dataclass(frozen=True)
+class AssignmentScores:
+    assignment: Assignment
+    problems: list[AssignmentProblem]
+    rows: list[asg.Row]
+
+    @property
+    def possible(self) -> float:
+        return sum(p.weight for p in self.problems)
+
+
+def course_book(s: Session, course: Course) -> list[AssignmentScores]:
+    """Each assignment of ``course`` (by due time) with every learner's scores, computed
+    as its page computes them: one figure for one piece of work, wherever it shows."""
+    return [AssignmentScores(a, *asg.scores(s, a)) for a in asg.of_course(s, course)]
+
+
+def gradebook(db, who: Principal, courses, problem: str | None = None) -> list[dict]:
+    """The learners of ``courses`` (SQL: their ids), by their Submits that ``who`` may
+    see (``trust.submission_seen_by``: never one that counts only for another course)."""
     learners = select(Membership.user_id).where(Membership.course_id.in_(courses), Membership.role == "learner")
     q = (select(User.email, Submission).join(User, User.id == Submission.user_id)
          .where(Submission.kind == "submit", Submission.verdict.is_not(None), Submission.verdict != "IE",
-                Submission.user_id.in_(learners)).order_by(Submission.pk))
+                Submission.user_id.in_(learners), submission_seen_by(who)).order_by(Submission.pk))
     if problem:
         q = q.where(Submission.problem == problem)
     with db.read() as s:
@@ -44,20 +70,8 @@ def gradebook(db, courses, problem: str | None = None) -> list[dict]:
     return out
 
 
-def spreadsheet_safe(v):
-    """A cell a spreadsheet shows as text, never runs as a formula."""
-    # A learner-chosen email starting with = + - @ (or a tab or CR, which some spreadsheets
-    # skip before reading one of those) would be a formula in a spreadsheet.
-    return "'" + v if isinstance(v, str) and v and v[0] in "=+-@\t\r" else v
-
-
 def to_csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: spreadsheet_safe(v) for k, v in r.items()})
-    return buf.getvalue()
+    return write_csv(COLUMNS, ([r.get(k) for k in COLUMNS] for r in rows))
 
 
 def best_cell(entry: dict | None) -> str:
@@ -72,9 +86,5 @@ def to_wide_csv(rows: list[dict], problems: list[str]) -> str:
     by_learner: dict[str, dict[str, dict]] = {}
     for r in rows:
         by_learner.setdefault(r["learner"], {})[r["problem"]] = r
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["learner", *problems])
-    for learner in sorted(by_learner):
-        w.writerow([spreadsheet_safe(learner), *(best_cell(by_learner[learner].get(p)) for p in problems)])
-    return buf.getvalue()
+    return write_csv(["learner", *problems], ([learner, *(best_cell(by_learner[learner].get(p)) for p in problems)]
+                                             for learner in sorted(by_learner)))

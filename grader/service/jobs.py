@@ -13,7 +13,7 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, func, select, tuple_, update
@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session, undefer
 
 from ..report.stored import storable
 from .accounts import Principal
-from .courses import seen_by
-from .models import KINDS, Submission, Worker, utcnow
+from .trust import account_seen_by
+from .models import KINDS, Submission, SubmissionCredit, Worker, utcnow
 from .ratelimit import refund
 
 HOST = socket.gethostname()[:255]
@@ -53,17 +53,16 @@ def new_id() -> str:
 
 def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, source_sha256: str,
             key: str | None = None, charged: bool = False, custom_input: Any = None,
-            assignment: tuple[int, bool] | None = None) -> Submission:
-    """``assignment``: (its id, late) of a Submit made for one."""
+            credits: Sequence[tuple[int, bool]] = ()) -> Submission:
+    """``credits``: (id, late) of each assignment a Submit counts for (``assignments.credits_for``)."""
     now = utcnow()
-    assignment_id, late = assignment or (None, False)
     sub = Submission(id=new_id(), user_id=user_id, problem=problem, kind=kind, source=source,
                      source_sha256=source_sha256, idempotency_key=key, charged=charged, status="queued", priority=OWN,
                      created_at=now, queued_at=now, attempts=0, custom_input=custom_input,
-                     assignment_id=assignment_id, late=late,
                      stored_bytes=len(source.encode("utf-8")) + _doc_bytes(custom_input))
     s.add(sub)
     s.flush()
+    s.add_all([SubmissionCredit(submission_pk=sub.pk, assignment_id=aid, late=late) for aid, late in credits])
     return sub
 
 
@@ -310,7 +309,7 @@ def storage_by_learner(s: Session, who: Principal, limit: int = 10) -> list[tupl
     recent = func.coalesce(func.sum(case((Submission.created_at > since, Submission.stored_bytes), else_=0)), 0)
     total = func.coalesce(func.sum(Submission.stored_bytes), 0)
     rows = s.execute(select(User.id, User.email, recent, total).join(Submission, Submission.user_id == User.id)
-                     .where(seen_by(who, User.id)).group_by(User.id, User.email)
+                     .where(account_seen_by(who, User.id)).group_by(User.id, User.email)
                      .order_by(total.desc()).limit(limit)).all()
     return [(int(u), e, int(r or 0), int(t or 0)) for u, e, r, t in rows]
 

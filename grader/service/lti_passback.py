@@ -1,6 +1,6 @@
-"""Scores back to the LMS (LTI Assignment and Grade Services): whenever a Submit made for
-an assignment is graded (a rejudge's regrade too), the learner's points on that
-assignment go to the line item of each LTI link they launched it from. A thread of its
+"""Scores back to the LMS (LTI Assignment and Grade Services): whenever a Submit that
+counts for assignments is graded (a rejudge's regrade too), the learner's points on each
+of them go to the line item of each LTI link they launched it from. A thread of its
 own sends them, so that a slow or failing platform never holds a worker; a failure is
 retried a few times, then recorded on the link (``sent_status``) for the instructor to
 see, and the next grade sends the score again."""
@@ -14,7 +14,7 @@ import time
 from sqlalchemy import select
 
 from . import assignments as asg
-from .models import Assignment, LtiLink, Submission, utcnow
+from .models import Assignment, LtiLink, Submission, SubmissionCredit, utcnow
 
 log = logging.getLogger("grader.service.lti")
 RETRIES = (1.0, 4.0, 15.0)  # seconds before each new try of a failed send
@@ -56,23 +56,26 @@ class Passback:
                 log.exception("LTI passback of %s failed", sub_id)
 
     def send_for(self, sub_id: str) -> int:
-        """Send the score a graded Submit changed, to every link of its learner and
-        assignment; returns how many sends the platform accepted."""
+        """Send the scores a graded Submit changed, to every link of its learner and of an
+        assignment it counts for; returns how many sends the platform accepted."""
+        sends: list[tuple[LtiLink, Assignment, float, float]] = []
         with self.db.read() as s:
             sub = s.scalar(select(Submission).where(Submission.id == sub_id))
-            if sub is None or sub.kind != "submit" or sub.status != "done" or sub.assignment_id is None:
+            if sub is None or sub.kind != "submit" or sub.status != "done":
                 return 0
-            links = s.scalars(select(LtiLink).where(LtiLink.user_id == sub.user_id,
-                                                    LtiLink.assignment_id == sub.assignment_id)).all()
-            if not links:
-                return 0
-            a = s.get(Assignment, sub.assignment_id)
-            assert a is not None
-            problems, rows = asg.scores(s, a)
-            mine = next((r for r in rows if r.user_id == sub.user_id), None)
-        possible = sum(p.weight for p in problems)
-        points = mine.points if mine is not None else 0.0
-        return sum(self._send(link, a, points, possible) for link in links)
+            links = s.scalars(select(LtiLink).join(SubmissionCredit,
+                                                   SubmissionCredit.assignment_id == LtiLink.assignment_id)
+                              .where(SubmissionCredit.submission_pk == sub.pk, LtiLink.user_id == sub.user_id)
+                              .order_by(LtiLink.id)).all()
+            for aid in sorted({link.assignment_id for link in links}):
+                a = s.get(Assignment, aid)
+                assert a is not None
+                problems, rows = asg.scores(s, a)
+                mine = next((r for r in rows if r.user_id == sub.user_id), None)
+                possible = sum(p.weight for p in problems)
+                points = mine.points if mine is not None else 0.0
+                sends += [(link, a, points, possible) for link in links if link.assignment_id == aid]
+        return sum(self._send(link, a, points, possible) for link, a, points, possible in sends)
 
     def _send(self, link: LtiLink, a: Assignment, points: float, possible: float) -> bool:
         from .lti.ags import LineItemSpec, Score

@@ -7,7 +7,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from .accounts import Principal
-from .courses import seen_by
+from .trust import submission_seen_by
 from .jobs import REJUDGE
 from .models import Submission, utcnow
 
@@ -16,7 +16,7 @@ def rejudge_where(problem: str, version: str, who: Principal, every: bool) -> li
     """SQL conditions of the Submits a rejudge of ``problem`` by ``who`` requeues: graded,
     of the learners ``who`` may see, and (unless ``every``) graded by another version."""
     where = [Submission.problem == problem, Submission.kind == "submit", Submission.status == "done",
-             seen_by(who, Submission.user_id)]
+             submission_seen_by(who)]
     if not every:
         where.append(or_(Submission.problem_version.is_(None), Submission.problem_version != version))
     return where

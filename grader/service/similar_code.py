@@ -1,5 +1,5 @@
 """Similar code among an assignment's Submits: for one of its problems, each learner's
-final Submit made for the assignment (their latest, whatever its verdict, as MOSS and
+final Submit that counts for the assignment (their latest, whatever its verdict, as MOSS and
 Gradescope compare what was handed in) goes through ``grader.similarity``, with the
 starter code the problem page gave everyone left out. A report for an instructor to
 read, never a verdict: nothing here changes a score."""
@@ -10,16 +10,17 @@ from sqlalchemy.orm import Session
 
 from ..problem import ProblemError, find_problem
 from ..similarity import Report, Source, SourceSet, compare, starter_texts
-from .models import Assignment, AssignmentProblem, Membership, User
+from .models import Assignment, AssignmentProblem, Membership, SubmissionCredit, User
 from .models import Submission as Row
 
 TOP = 50  # pairs listed with their regions; the report counts every pair it found
 
 
 def final_submits(s: Session, a: Assignment, problem: str) -> list[SourceSet]:
-    """The latest Submit of each learner of the course made for ``a`` on ``problem``,
+    """The latest Submit of each learner of the course that counts for ``a`` on ``problem``,
     named by the learner's email, in email order."""
-    last = (select(func.max(Row.pk)).where(Row.assignment_id == a.id, Row.problem == problem, Row.kind == "submit")
+    last = (select(func.max(Row.pk)).join(SubmissionCredit, SubmissionCredit.submission_pk == Row.pk)
+            .where(SubmissionCredit.assignment_id == a.id, Row.problem == problem, Row.kind == "submit")
             .group_by(Row.user_id))
     rows = s.execute(select(User.email, Row.source).join(Row, Row.user_id == User.id)
                      .join(Membership, (Membership.user_id == User.id) & (Membership.course_id == a.course_id))

@@ -117,6 +117,8 @@ class LaunchSpec:
     exp_offset: int = 300
     nonce: str | None = None  # None: the one the tool sent, as an honest platform does
     dl_data: str | None = "opaque-platform-data"
+    context_id: str | None = "course-42"  # the LMS course launched from (None: no context claim)
+    deployment_id: str | None = None  # None: the platform's first deployment
     ags: bool = True
     lineitem: bool = True  # the link has its own line item (else only the container is given)
 
@@ -172,6 +174,8 @@ class Platform:
         self.issuer = self.server.base
         self.key, self.other_key = RsaKey("platform-key-1"), RsaKey("platform-key-1")
         self.client_id, self.deployment_id = "jaxjudge-client", "deployment-1"
+        # A second installation of the tool on the same platform (a Canvas sub-account, say).
+        self.deployment_ids = [self.deployment_id, "deployment-2"]
         self.tool_base = ""
         self.specs: dict[str, LaunchSpec] = {}
         self.auth_requests: list[dict[str, str]] = []
@@ -210,7 +214,7 @@ class Platform:
     def tool_config(self) -> dict[str, Any]:
         """This platform's entry in the tool's configuration file."""
         return {"client_id": self.client_id, "auth_login_url": self.issuer + "/auth", "auth_token_url": self.token_url,
-                "key_set_url": self.issuer + "/jwks", "deployment_ids": [self.deployment_id]}
+                "key_set_url": self.issuer + "/jwks", "deployment_ids": list(self.deployment_ids)}
 
     def add_lineitem(self, label: str, maximum: float, **fields: str) -> str:
         with self.lock:
@@ -225,7 +229,8 @@ class Platform:
         hint = secrets.token_urlsafe(12)
         self.specs[hint] = spec
         return {"iss": self.issuer, "login_hint": spec.sub, "target_link_uri": self.tool_base + spec.target_path,
-                "lti_message_hint": hint, "client_id": self.client_id, "lti_deployment_id": self.deployment_id}
+                "lti_message_hint": hint, "client_id": self.client_id,
+                "lti_deployment_id": spec.deployment_id or self.deployment_id}
 
     # -- OIDC ------------------------------------------------------------------------------------------
 
@@ -269,14 +274,17 @@ class Platform:
             "iss": self.issuer, "aud": self.client_id, "sub": spec.sub, "iat": now + spec.iat_offset,
             "exp": now + spec.exp_offset, "nonce": spec.nonce or nonce, "name": spec.name, "email": spec.email,
             LTI + "message_type": spec.message_type, LTI + "version": "1.3.0",
-            LTI + "deployment_id": self.deployment_id, LTI + "target_link_uri": self.tool_base + spec.target_path,
-            LTI + "roles": spec.roles,
-            LTI + "context": {"id": "course-42", "label": "JAX101", "title": "Differentiable programming",
-                              "type": ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"]},
+            LTI + "deployment_id": spec.deployment_id or self.deployment_id,
+            LTI + "target_link_uri": self.tool_base + spec.target_path, LTI + "roles": spec.roles,
             LTI + "tool_platform": {"guid": "platform-guid-1", "name": "Simulated LMS"},
             LTI + "launch_presentation": {"document_target": "iframe"},
             LTI + "custom": spec.custom,
         }
+        if spec.context_id is not None:
+            labels = {"course-42": ("JAX101", "Differentiable programming")}
+            label, title = labels.get(spec.context_id, (spec.context_id.upper(), f"LMS course {spec.context_id}"))
+            body[LTI + "context"] = {"id": spec.context_id, "label": label, "title": title,
+                                     "type": ["http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering"]}
         if spec.message_type == "LtiResourceLinkRequest":
             body[LTI + "resource_link"] = {"id": "link-1", "title": "Gradient clipping"}
             if spec.ags:
@@ -443,8 +451,8 @@ class Platform:
             raise ValueError("message_type must be LtiDeepLinkingResponse")
         if claims.get(LTI + "version") != "1.3.0":
             raise ValueError("version must be 1.3.0")
-        if claims.get(LTI + "deployment_id") != self.deployment_id:
-            raise ValueError("deployment_id is not this deployment")
+        if claims.get(LTI + "deployment_id") not in self.deployment_ids:
+            raise ValueError("deployment_id is not a deployment of this tool")
         items = claims.get(DL + "content_items", [])
         if not isinstance(items, list) or not all(isinstance(i, dict) and i.get("type") for i in items):
             raise ValueError("content_items must be a list of typed items")
@@ -487,3 +495,27 @@ def browser_launch(client: httpx.Client, platform: Platform, spec: LaunchSpec,
         raise AssertionError(f"the platform refused the authorization request: {auth.text}")
     form = parse_form(auth.text)
     return client.post(form.action, data=form.fields)
+
+
+def link_lms_course(site: Any, sub: str, email: str, course: str = "ml",
+                    context_id: str = "course-42") -> httpx.Client:
+    """How an instructor links an LMS course to a judge course, the legitimate way, on a judge
+    made by ``service_support.lti_judge`` (``site``): a deep-linking launch from the LMS course
+    as its Instructor ``sub``, an instructor invitation to the judge course (from
+    ``site.teacher``) accepted in that launch's session, then the link made from the picker.
+    Returns the instructor's browser, logged in (its CSRF token in ``headers``)."""
+    browser = httpx.Client(timeout=30, follow_redirects=False)
+    launched = browser_launch(browser, site.platform, deep_linking(sub=sub, email=email, context_id=context_id))
+    assert launched.status_code == 303, launched.text
+    me = browser.post(site.base + "/api/v1/auth/lti-ticket", json={"ticket": launched.headers["location"]
+                                                                    .partition("#")[2]})
+    assert me.status_code == 200, me.text
+    browser.headers["X-CSRF-Token"] = me.json()["csrf_token"]
+    launch_id = me.json()["next"].partition("launch=")[2]
+    with site.client(site.teacher) as t:
+        code = t.post(f"/courses/{course}/invitations", json={"role": "instructor"}).json()["code"]
+    joined = browser.post(site.base + "/api/v1/join", json={"code": code})
+    assert joined.status_code == 200 and joined.json()["role"] == "instructor", joined.text
+    bound = browser.post(site.base + "/api/v1/lti/contexts", json={"launch_id": launch_id, "course": course})
+    assert bound.status_code == 201, bound.text
+    return browser

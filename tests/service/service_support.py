@@ -152,7 +152,7 @@ def mark_graded(url: str, sub_id: str, verdict: str, passed: int = 3, total: int
 
 
 @contextmanager
-def lti_judge(folder: Path, *args: str) -> Iterator["Server"]:
+def lti_judge(folder: Path, *args: str, url: str | None = None) -> Iterator["Server"]:
     """`grader serve --lti-config` (one worker) registered with a simulated LMS
     (lti_platform.py), both started, with course ``ml`` and its assignment ``week1``
     (P1 for 10 points, open a day) made by the instructor ``t@example.org``
@@ -167,7 +167,7 @@ def lti_judge(folder: Path, *args: str) -> Iterator["Server"]:
     platform = Platform()
     (folder / "lti.json").write_text(json.dumps({platform.issuer: {
         **platform.tool_config(), "private_key_file": "tool.pem", "public_key_file": "tool.pub"}}))
-    url = sqlite_url(folder)
+    url = url or sqlite_url(folder)  # or a PostgreSQL database's
     teacher = make_user(url, "t@example.org", instructor=True, course=None)
     server = Server(url, "--lti-config", str(folder / "lti.json"), "--login-limit", "100000/min", *args, workers=1)
     server.args += ["--public-url", server.base]

@@ -68,13 +68,17 @@ def submit(site, who: str, assignment: str | None, problem: str = P1, kind: str 
         return c.post("/submissions", json=body)
 
 
-def _late(site, sub_id: str) -> bool:
+def _late(site, sub_id: str, slug: str) -> bool:
+    """Whether the Submit was late for the assignment ``ml/slug``."""
     from grader.service.db import Database
 
     db = Database(site.url)
     try:
         with db.engine.connect() as conn:
-            return bool(conn.execute(text("SELECT late FROM submissions WHERE id = :id"), {"id": sub_id}).scalar())
+            return bool(conn.execute(text(
+                "SELECT c.late FROM submission_credits c JOIN submissions s ON s.pk = c.submission_pk "
+                "JOIN assignments a ON a.id = c.assignment_id WHERE s.id = :id AND a.slug = :slug"),
+                {"id": sub_id, "slug": slug}).scalar())
     finally:
         db.close()
 
@@ -113,7 +117,7 @@ def test_a_submit_for_an_assignment_follows_its_window(site, slug, status, late,
     if message:
         assert message in r.json()["detail"]
     else:
-        assert _late(site, r.json()["id"]) is late
+        assert _late(site, r.json()["id"], slug) is late
 
 
 def test_a_submit_for_an_assignment_is_refused_outside_it(site):
@@ -136,7 +140,7 @@ def test_an_extension_reopens_a_closed_assignment_for_one_learner_and_says_who_g
         assert mine["extended"] and mine["state"] == "open"
         assert ann.get("/courses/ml/assignments/closed/scores").status_code == 403
     r = submit(site, "ann", "ml/closed")
-    assert r.status_code == 202 and not _late(site, r.json()["id"])
+    assert r.status_code == 202 and not _late(site, r.json()["id"], "closed")
 
 
 def test_scores_follow_the_policy_best_submit_late_penalty_and_weights(site):
@@ -150,15 +154,18 @@ def test_scores_follow_the_policy_best_submit_late_penalty_and_weights(site):
         rows = {r["learner"]: r for r in t.get("/courses/ml/assignments/late/scores").json()}
         ann = rows["ann@example.org"]["cells"]
         assert ann[P2]["score"] == 0.5 and ann[P2]["late"] and ann[P2]["submission"] == best  # 3/3, less half
-        assert rows["ann@example.org"]["points"] == 2.5  # 5 points x 0.5; P1 not graded
+        # A Submit counts for every open assignment with its problem: ``first`` (1/3 of P1's
+        # 10 points) counts here too, late; the P2 ones count for "open", on time.
+        assert rows["ann@example.org"]["points"] == pytest.approx(2.5 + 10 / 6, abs=1e-3)  # 5 x 0.5 + 10/3 x 0.5
         opened = {r["learner"]: r for r in t.get("/courses/ml/assignments/open/scores").json()}
-        assert opened["ann@example.org"]["points"] == pytest.approx(10 / 3, abs=1e-3)  # 1/3 of 10 points
+        assert opened["ann@example.org"]["points"] == pytest.approx(10 / 3 + 5, abs=1e-3)  # 1/3 of 10 points, 5
     strict = submit(site, "ann", "ml/strict").json()["id"]
     mark_graded(site.url, strict, "WA", 2)
     with api(site, "t") as t:
         assert t.get("/courses/ml/assignments/strict/scores").json()[0]["points"] == 0  # all or nothing
     with api(site, "ann") as c:
-        assert c.get("/courses/ml/assignments/late").json()["points"] == 2.5  # one's own score
+        # One's own score; the strict Submit (2/3 of P1) counts for "late" too, late: 5 x 0.5 + 20/3 x 0.5.
+        assert c.get("/courses/ml/assignments/late").json()["points"] == 5.8333
 
 
 def test_the_scores_csv_comes_in_canvas_and_moodle_layouts(site):
@@ -170,20 +177,20 @@ def test_the_scores_csv_comes_in_canvas_and_moodle_layouts(site):
         plain = t.get("/courses/ml/assignments/late/scores", params={"format": "csv"}).text
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week late"]
     assert canvas[1][0] == "Points Possible" and canvas[1][5] == "15"
-    assert ["ann@example.org", "", "", "ann@example.org", "", "2.5"] in canvas
-    assert moodle[0] == ["Email address", "Week late"] and ["ann@example.org", "2.5"] in moodle
+    assert ["ann@example.org", "", "", "ann@example.org", "", "5.8333"] in canvas
+    assert moodle[0] == ["Email address", "Week late"] and ["ann@example.org", "5.8333"] in moodle
     assert plain.startswith(f"learner,{P1},{P2},points,points_possible,extension\n")
-    assert "ann@example.org,,2.5 late,2.5,15," in plain
+    assert "ann@example.org,3.33333 late,2.5 late,5.8333,15," in plain
 
 
 def test_the_pages_show_a_learner_their_window_and_score_and_an_instructor_everyones(site):
     with logged_in(site.base, "ann@example.org", PASSWORD) as page:
         home = page.get("/courses").text  # what is due, across one's courses, with one's points
-        assert 'data-due="ml/late"' in home and "2.5 of 15" in home and 'data-due="ml/soon"' in home
+        assert 'data-due="ml/late"' in home and "5.8333 of 15" in home and 'data-due="ml/soon"' in home
         course = page.get("/courses/ml").text
         assert 'data-assignment="late"' in course and 'id="assignment-new"' not in course
         mine = page.get("/courses/ml/assignments/late").text
-        assert 'class="num total">2.5<' in mine and 'id="extension-new"' not in mine and "a late Submit" in mine
+        assert 'class="num total">5.8333<' in mine and 'id="extension-new"' not in mine and "a late Submit" in mine
         assert "(your extension)" in page.get("/courses/ml/assignments/closed").text
         problem = page.get(f"/problems/{P1}", params={"assignment": "ml/late"}).text
         assert 'data-assignment="ml/late"' in problem and 'id="made-for"' in problem

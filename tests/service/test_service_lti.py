@@ -4,8 +4,10 @@ through Assignment and Grade Services. The tool runs in a minimal FastAPI app wi
 in-memory provisioner, not the judge's app: the service wires its own provisioner."""
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -20,7 +22,7 @@ import jwt  # noqa: E402
 from fastapi import FastAPI  # noqa: E402
 from jwt.algorithms import RSAAlgorithm  # noqa: E402
 
-from grader.service.lti.adapters import MAX_BODY  # noqa: E402
+from grader.service.lti.adapters import MAX_BODY, LtiRequest  # noqa: E402
 from grader.service.lti.ags import AgsClient, LineItemSpec, Score  # noqa: E402
 from grader.service.lti.claims import AgsEndpoint, Launch, map_roles  # noqa: E402
 from grader.service.lti.config import LtiConfigError, generate_key_pair, load_tool_config  # noqa: E402
@@ -41,6 +43,7 @@ class MemoryProvisioner:
     """The service's seam, in memory: records each launch, sends the browser to a made-up page."""
 
     launches: list[Launch] = field(default_factory=list)
+    placements: list[list[str]] = field(default_factory=list)
     items: list[DeepLinkItem] = field(default_factory=lambda: [
         DeepLinkItem(PROBLEM, "Per-example gradient clipping", text="vmap and grad", score_maximum=10.0,
                      tag="jaxjudge"),
@@ -54,8 +57,11 @@ class MemoryProvisioner:
             return f"/judge/pick?launch={launch.launch_id}"
         return f"/judge/problems/{launch.custom.get(ITEM_PARAM, '')}"
 
-    def deep_link_items(self, launch: Launch) -> list[DeepLinkItem]:
+    def deep_link_items(self, launch: Launch, request: LtiRequest) -> list[DeepLinkItem]:
         return self.items
+
+    def placed(self, launch: Launch, request: LtiRequest, items: list[DeepLinkItem]) -> None:
+        self.placements.append([i.id for i in items])
 
 
 @pytest.fixture(scope="module")
@@ -83,10 +89,18 @@ def browser():
         yield client
 
 
+def refusal(response: httpx.Response) -> tuple[str, str]:
+    """The reason and the advice of a refusal page (the LMS's browser shows it)."""
+    assert response.headers["content-type"].startswith("text/html"), response.headers
+    found = {k: html.unescape(re.sub(r"<[^>]+>", "", v)) for k, v in
+             re.findall(r'<p id="(lti-refusal|lti-advice)">(.*?)</p>', response.text, re.S)}
+    return found["lti-refusal"], found["lti-advice"]
+
+
 def _refused(response: httpx.Response, status: int, *words: str) -> str:
     assert response.status_code == status, (response.status_code, response.text)
-    detail = response.json()["detail"]
-    assert isinstance(detail, str)
+    detail, advice = refusal(response)
+    assert advice
     for word in words:
         assert word in detail, detail
     return detail
@@ -175,7 +189,10 @@ def test_a_replayed_nonce_is_refused(lti, browser):
 ])
 def test_a_tampered_launch_is_refused(lti, browser, how, status, words):
     before = len(lti.provisioner.launches)
-    _refused(browser_launch(browser, lti.platform, tampered(how)), status, *words)
+    r = browser_launch(browser, lti.platform, tampered(how))
+    _refused(r, status, *words)
+    if how in ("unknown_deployment", "unknown_issuer"):  # the two sides' registrations differ
+        assert "configuration file" in refusal(r)[1]
     assert len(lti.provisioner.launches) == before
 
 
@@ -190,7 +207,9 @@ def test_a_launch_from_another_browser_is_refused(lti, browser):
     r = browser.post(lti.base + "/lti/login", data=lti.platform.prepare(resource_link()))
     form = parse_form(browser.get(r.headers["location"]).text)
     with httpx.Client(timeout=10) as other:  # no state cookie
-        _refused(other.post(form.action, data=form.fields), 400, "state cookie")
+        r = other.post(form.action, data=form.fields)
+        _refused(r, 400, "state cookie")
+    assert "new window" in refusal(r)[1]  # what to tell the LMS administrator
 
 
 def test_logins_are_checked(lti, browser):
@@ -282,6 +301,7 @@ def test_deep_linking_returns_a_signed_response_the_platform_accepts(lti, browse
     accepted = browser.post(form.action, data=form.fields)
     assert accepted.status_code == 200, accepted.text
     assert lti.platform.deep_link_responses[-1][DL + "content_items"] == [item]
+    assert lti.provisioner.placements[-1] == [PROBLEM]  # the service heard of the placement before the answer
     _refused(browser.post(lti.base + "/lti/deep-link", data={"launch_id": launch_id, "item": PROBLEM}), 400,
              "unknown or expired")
 

@@ -55,6 +55,11 @@ def site(tmp_path_factory):
               "cal": [corpus("accepted/flat_norm.py"), DISGUISED],  # an exact copy first, then a disguised one
               "dan": [corpus("accepted/ravel_pytree.py")],
               "eve": [corpus("accepted/argnums_tuple.py")]}
+    # Practice, before dan joins the course (a Submit counts for every open assignment of
+    # one's courses that includes its problem): counts for no assignment, never compared.
+    with server.client(tokens["dan"]) as c:
+        assert c.post("/submissions", json={"problem": P1, "source": corpus("accepted/flat_norm.py"),
+                                            "kind": "submit"}).status_code == 202
     for person in people:
         with server.client(tokens[person]) as c:
             assert c.post("/join", json={"code": code}).status_code == 200
@@ -62,9 +67,6 @@ def site(tmp_path_factory):
                 r = c.post("/submissions", json={"problem": P1, "source": source, "kind": "submit",
                                                  "assignment": "ml/hw"})
                 assert r.status_code == 202, r.text
-    with server.client(tokens["dan"]) as c:  # practice, not for the assignment: never compared
-        assert c.post("/submissions", json={"problem": P1, "source": corpus("accepted/flat_norm.py"),
-                                            "kind": "submit"}).status_code == 202
     server.tokens = tokens
     yield server
     server.stop()

@@ -13,7 +13,7 @@ from ... import __version__
 from ..config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
-from . import assignments, auth, courses, errors, instructor, lti, problems, streams, submissions
+from . import assignments, auth, courses, errors, instructor, lti, lti_contexts, problems, streams, submissions
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
 from .docs import add_docs
@@ -113,7 +113,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
 
     errors.install(app)
 
-    for module in (submissions, streams, problems, instructor, auth, courses, assignments, lti):
+    for module in (submissions, streams, problems, instructor, auth, courses, assignments, lti, lti_contexts):
         app.include_router(module.router, prefix=PREFIX)
     if config.lti_config:
         lti.mount(app, config, db, workers)

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from ...problem import all_problem_ids
@@ -21,7 +21,7 @@ from ..accounts import AccountError, Principal
 from ..models import Assignment, Extension, User
 from ..similar_code import TOP, similar_submits
 from .deps import Context, ctx, current, instructor
-from .schemas import PROBLEM_ID, Strict, errors
+from .schemas import PROBLEM_ID, Strict, When, errors
 
 router = APIRouter(tags=["assignments"])
 SLUG = Path(max_length=64)
@@ -36,9 +36,9 @@ class AssignmentChange(Strict):
     """An assignment as a whole, but its slug: what ``PUT`` replaces."""
 
     title: str = Field(max_length=200)
-    opens_at: AwareDatetime = Field(description="with its timezone, e.g. 2027-01-10T09:00:00-05:00")
-    due_at: AwareDatetime
-    late_until: AwareDatetime | None = Field(None, description="Submits after due_at and until then are late; "
+    opens_at: When = Field(description="with its timezone, e.g. 2027-01-10T09:00:00-05:00")
+    due_at: When
+    late_until: When | None = Field(None, description="Submits after due_at and until then are late; "
                                                                "without it, none is taken after due_at")
     late_penalty: float = Field(0.0, ge=0, le=1, description="the share of a late Submit's score taken off")
     credit: Literal["partial", "accepted"] = Field("partial", description="partial: the share of cases passed; "
@@ -81,8 +81,8 @@ class AssignmentOut(BaseModel):
 
 class ExtensionIn(Strict):
     email: str = Field(max_length=320)
-    due_at: AwareDatetime
-    late_until: AwareDatetime | None = None
+    due_at: When
+    late_until: When | None = None
     reason: str = Field("", max_length=500)
 
 

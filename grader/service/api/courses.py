@@ -19,7 +19,7 @@ from ..accounts import AccountError, Principal, change_password, use_password_li
 from ..models import Invitation
 from .auth import start_session, throttle
 from .deps import Context, ctx, current, instructor
-from .schemas import DB_INT_MAX, Me, Strict, errors
+from .schemas import DB_INT_MAX, CsvText, Me, Strict, errors
 
 router = APIRouter(tags=["courses"])
 SLUG = Path(max_length=64)
@@ -90,13 +90,14 @@ class MemberOut(BaseModel):
 
 
 class RosterIn(Strict):
-    csv: str = Field(max_length=ROSTER_MAX_BYTES, description="a CSV with an email column (and optionally role)")
+    csv: CsvText = Field(max_length=ROSTER_MAX_BYTES, description="a CSV with an email column (and optionally role)")
 
 
 class ImportedOut(BaseModel):
     email: str
     created: bool
     joined: bool
+    invited: bool = Field(description="an existing account: it joins when its holder accepts the invitation")
     link: str | None = Field(description="a new account's one-time set-password link, for you to hand out")
 
 
@@ -206,21 +207,35 @@ def join(body: CodeIn, request: Request, who: Principal = Depends(current), c: C
         return CourseOut(slug=course.slug, title=course.title, role=role)
 
 
-@router.post("/auth/password", status_code=204, responses=errors(400, 401, 403, 422, 429))
+class PasswordChangedOut(BaseModel):
+    detail: str = Field(description="what happened, in a sentence")
+    sessions_ended: int = Field(description="your other browser sessions, now logged out")
+    tokens_kept: int = Field(description="your API tokens, which still work: revoke them if the password was stolen")
+
+
+@router.post("/auth/password", response_model=PasswordChangedOut, responses=errors(400, 401, 403, 422, 429))
 def password(body: PasswordIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx)):
-    """Change your password (the current one first); your other sessions end."""
+    """Change your password (the current one first): your other sessions end, every
+    one-time link made for your account stops working, your API tokens stay."""
     throttle(request, c)
     with c.db.write() as s:
         try:
-            change_password(s, who.user_id, body.current, body.new, who.session_id)
+            done = change_password(s, who.user_id, body.current, body.new, who.session_id)
         except AccountError as exc:
             raise _refuse(exc) from None
-    return Response(status_code=204)
+    plural = "" if done.sessions_ended == 1 else "s"
+    tokens = ("you have no API tokens" if done.tokens_kept == 0 else
+              f"your {done.tokens_kept} API token{'' if done.tokens_kept == 1 else 's'} still work"
+              f"{'s' if done.tokens_kept == 1 else ''}: revoke them on your account page if the password was stolen")
+    return PasswordChangedOut(detail=f"Your password is changed; {done.sessions_ended} other session{plural} "
+                                     f"logged out; {tokens}.",
+                              sessions_ended=done.sessions_ended, tokens_kept=done.tokens_kept)
 
 
 @router.post("/auth/password-link", response_model=Me, responses=errors(400, 422, 429))
 def password_link(body: PasswordLinkIn, request: Request, response: Response, c: Context = Depends(ctx)):
-    """Set a password with a one-time link's secret; logged in at once, every older session ended."""
+    """Set a password with a one-time link's secret; logged in at once. Every older
+    session ends and every API token of the account is revoked."""
     throttle(request, c)
     with c.db.write() as s:
         try:
@@ -245,14 +260,15 @@ def members(slug: str = SLUG, format: Literal["json", "csv"] = Query("json"), wh
 @router.post("/courses/{slug}/roster", response_model=list[ImportedOut], responses=errors(400, 401, 403, 404, 422))
 def roster(body: RosterIn, request: Request, slug: str = SLUG, who: Principal = Depends(instructor),
            c: Context = Depends(ctx)):
-    """Everyone in the CSV joins; a new address gets an account and a set-password link
-    (shown here once: no mail is sent). One wrong row refuses the whole file."""
+    """A new address gets an account in the course and a set-password link (shown here
+    once: no mail is sent); an existing account is invited, and joins when its holder
+    accepts (``POST /me/invitations/{slug}``). One wrong row refuses the whole file."""
     with c.db.write() as s:
         try:
             done = co.import_roster(s, _taught(s, who, slug), who.user_id, body.csv)
         except AccountError as exc:
             raise _refuse(exc) from None
-        return [ImportedOut(email=r.email, created=r.created, joined=r.joined,
+        return [ImportedOut(email=r.email, created=r.created, joined=r.joined, invited=r.invited,
                             link=_link(request, "set-password", r.link) if r.link else None) for r in done]
 
 
@@ -274,12 +290,51 @@ def remove(slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX), who: Prin
              responses=errors(400, 401, 403, 404, 422))
 def reset(request: Request, slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX),
           who: Principal = Depends(instructor), c: Context = Depends(ctx)):
-    """A one-time link (a day) that sets a learner's password; earlier ones stop working."""
+    """A one-time link (a day) that sets a learner's password; earlier ones stop working.
+    Refused (400, saying the rule) for an instructor's account and for an account that is
+    also in a course you do not teach."""
     with c.db.write() as s:
         try:
-            secret = co.reset_link(s, _taught(s, who, slug), who.user_id, user_id)
+            secret = co.reset_link(s, _taught(s, who, slug), who, user_id)
         except LookupError:
             raise HTTPException(404, "no such member") from None
         except AccountError as exc:
             raise _refuse(exc) from None
     return LinkOut(link=_link(request, "set-password", secret))
+
+
+class PendingOut(BaseModel):
+    course: str = Field(description="the course's short name")
+    title: str
+    role: Literal["learner", "instructor"]
+    invited_at: str
+
+
+@router.get("/me/invitations", response_model=list[PendingOut], responses=errors(401))
+def my_invitations(who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """The courses whose roster named your account, waiting for your answer."""
+    with c.db.read() as s:
+        return [PendingOut(**vars(p)) for p in co.pending(s, who.user_id)]
+
+
+@router.post("/me/invitations/{slug}", response_model=CourseOut, responses=errors(401, 403, 404, 422))
+def accept_invitation(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """Accept: your account joins the course in the role the roster gave it."""
+    with c.db.write() as s:
+        try:
+            course = co.accept_roster(s, who, slug)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        role = next(r.role for r in co.courses_of(s, who.user_id) if r.slug == course.slug)
+        return CourseOut(slug=course.slug, title=course.title, role=role)
+
+
+@router.delete("/me/invitations/{slug}", status_code=204, responses=errors(401, 403, 404, 422))
+def decline_invitation(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
+    """Decline: the course's instructors see nothing more of your account."""
+    with c.db.write() as s:
+        try:
+            co.decline_roster(s, who, slug)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+    return Response(status_code=204)

@@ -70,7 +70,8 @@ def instructor(who: Principal = Depends(current)) -> Principal:
 def taught(c: Context, who: Principal, slug: str | None):
     """SQL: the course ids an instructor's request covers: ``slug`` (404 unless they teach
     it) or, without one, every course they teach."""
-    from ..courses import course_for, taught_by
+    from ..courses import course_for
+    from ..trust import taught_by
 
     if slug is None:
         return taught_by(who.user_id)

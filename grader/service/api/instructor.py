@@ -1,22 +1,56 @@
-"""Instructors: the gradebook, rejudging a problem after its cases change, and the
-queue's state."""
+"""Instructors: the gradebook (a course's assignments' scores, and the practice view),
+rejudging a problem after its cases change, and the queue's state."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from pydantic import BaseModel, Field
 
 from ...problem.catalogue import content_hash
 from .. import jobs
 from ..rejudge import requeue
 from ..accounts import Principal
-from ..gradebook import gradebook, to_csv
+from ..gradebook import course_book, gradebook, to_csv
+from .assignments import CellOut, ProblemWeight, ScoreRow
 from .deps import Context, ctx, instructor, taught
 from .problems import load
 from .schemas import PROBLEM_ID, QueueOut, RejudgeOut, errors
 
 router = APIRouter(tags=["instructors"])
+
+
+class AssignmentScoresOut(BaseModel):
+    assignment: str = Field(description="its slug")
+    title: str
+    due_at: datetime
+    problems: list[ProblemWeight]
+    points_possible: float
+    rows: list[ScoreRow] = Field(description="every learner of the course, as the assignment's scores give them")
+
+
+@router.get("/courses/{slug}/gradebook", response_model=list[AssignmentScoresOut], responses=errors(401, 403, 404))
+def course_gradebook(slug: str = Path(max_length=64), who: Principal = Depends(instructor),
+                     c: Context = Depends(ctx)):
+    """A course's gradebook: each of its assignments (by due time) with every learner's
+    score per problem and points, the same figures as ``/courses/{slug}/assignments/{a}/scores``."""
+    from ..courses import course_for
+
+    with c.db.read() as s:
+        try:
+            books = course_book(s, course_for(s, who, slug, teach=True))
+        except LookupError:
+            raise HTTPException(404, "no such course (or you do not teach it)") from None
+        return [AssignmentScoresOut(
+            assignment=b.assignment.slug, title=b.assignment.title, due_at=b.assignment.due_at,
+            problems=[ProblemWeight(problem=p.problem, weight=p.weight) for p in b.problems],
+            points_possible=b.possible,
+            rows=[ScoreRow(learner=r.email, points=r.points, extended=r.extended,
+                           cells={pid: CellOut(score=x.score, late=x.late, verdict=x.verdict, submission=x.sub_id,
+                                               submits=x.submits) for pid, x in r.cells.items()})
+                  for r in b.rows]) for b in books]
 
 
 @router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}},
@@ -25,7 +59,9 @@ def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
          problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
          course: str | None = Query(None, max_length=64, description="one course you teach (default: all of them)"),
          format: Literal["csv", "json"] = "json"):
-    rows = gradebook(c.db, taught(c, who, course), problem)
+    """The practice view: per learner and problem, the best and the last Submit, for an
+    assignment or not. A course's assignments' scores: ``/courses/{slug}/gradebook``."""
+    rows = gradebook(c.db, who, taught(c, who, course), problem)
     if format == "csv":
         return Response(to_csv(rows), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})

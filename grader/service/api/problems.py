@@ -11,9 +11,10 @@ from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_pro
 from ...problem.catalogue import content_hash
 from ...judge.contract import statement_text
 from ..accounts import Principal
+from ..assignments import counts_for
 from ..web.editorial import LOCKED, document, may_read
 from .deps import Context, ctx, current
-from .schemas import EditorialOut, Example, Limits, ProblemDetail, ProblemSummary, errors
+from .schemas import CountsFor, EditorialOut, Example, Limits, ProblemDetail, ProblemSummary, errors
 
 router = APIRouter(tags=["problems"])
 
@@ -45,8 +46,11 @@ def problems(who: Principal = Depends(current)):
 
 
 @router.get("/problems/{problem_id}", response_model=ProblemDetail, responses=errors(401, 404, 422))
-def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(current)):
+def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(current), c: Context = Depends(ctx)):
     p = load(problem_id)
+    with c.db.read() as s:
+        counts = [CountsFor(course=x.course.slug, assignment=x.assignment.slug, title=x.assignment.title,
+                            due_at=x.window.due_at, late=x.late) for x in counts_for(s, who.user_id, problem_id)]
     statement = statement_text(p)
     req = dataclasses.asdict(p.meta.requirements)
     outputs = [{"path": ".".join(o.path), "dtype": o.dtype, "shape": list(o.shape), "atol": o.atol,
@@ -55,7 +59,7 @@ def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(curr
                          entry={"name": p.meta.entry.name, "args": list(p.meta.entry.args)},
                          limits=Limits(**dataclasses.asdict(p.meta.limits)), requirements=req, outputs=outputs,
                          examples=[Example(id=c.id, input=c.input, expected=c.expected) for c in p.public_cases()],
-                         problem_version=content_hash(p))
+                         problem_version=content_hash(p), counts_for=counts)
 
 
 @router.get("/problems/{problem_id}/editorial", response_model=EditorialOut, responses=errors(401, 403, 404, 422))

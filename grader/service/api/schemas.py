@@ -1,14 +1,50 @@
 """Typed bodies of the API (they are also the OpenAPI document at ``/docs``)."""
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from ..csv_io import MalformedCsv, read_csv
 
 PROBLEM_ID = r"^[a-z0-9][a-z0-9_]*$"
 SUBMISSION_ID = r"^[A-Za-z0-9_-]{1,32}$"  # jobs.new_id: 22 URL-safe characters
 DB_INT_MAX = 2**31 - 1  # integer keys are 32-bit on PostgreSQL
+# The times the API takes, in UTC: far from both ends of Python's datetime (years 1 to
+# 9999), so that no conversion to another zone and no sum the service makes with one
+# overflows, and after the Unix epoch.
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)  # excluded
+TIME_RANGE = f"from {EARLIEST:%Y-%m-%dT%H:%M:%SZ} to before {LATEST:%Y-%m-%dT%H:%M:%SZ} in UTC"
+
+
+def _in_range(t: datetime) -> datetime:
+    try:
+        utc = t.astimezone(timezone.utc)
+    except OverflowError:
+        utc = None  # before year 1 or after year 9999 in UTC
+    if utc is None or not EARLIEST <= utc < LATEST:
+        raise PydanticCustomError("datetime_range", "a time is " + TIME_RANGE)
+    return utc
+
+
+# Every date-time a request carries: with its zone, in range, then in UTC.
+When = Annotated[AwareDatetime, AfterValidator(_in_range)]
+
+
+def _readable_csv(text: str) -> str:
+    try:
+        read_csv(text)
+    except MalformedCsv as exc:
+        raise PydanticCustomError("csv_unreadable", str(exc)) from None
+    return text
+
+
+# A CSV file in a JSON body: one the service can read (see csv_io.read_csv), else a 422
+# naming the line and the rule.
+CsvText = Annotated[str, AfterValidator(_readable_csv)]
 
 
 class Strict(BaseModel):
@@ -46,8 +82,9 @@ class SubmissionIn(Strict):
                           "against the problem's constraints)")
     assignment: str | None = Field(
         None, pattern=r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$", max_length=129,
-        description="submit only: `course/assignment`, the assignment this Submit is for (refused before it opens "
-                    "and after it closes; late after its due time); without it a Submit is practice")
+        description="submit only: `course/assignment`, an assignment that must take this Submit (refused before "
+                    "it opens and after it closes). With or without it, a Submit counts for every assignment of "
+                    "your courses that includes the problem and takes a Submit now (late after its due time)")
 
 
 class SourceOut(BaseModel):
@@ -69,6 +106,15 @@ class QueueInfo(BaseModel):
     age_seconds: float = Field(description="since it was queued")
 
 
+class CreditOut(BaseModel):
+    """An assignment a Submit counts for."""
+
+    course: str = Field(description="the course's slug")
+    assignment: str = Field(description="the assignment's slug")
+    title: str
+    late: bool = Field(description="made after the learner's due time: its score is reduced by the late penalty")
+
+
 class SubmissionOut(BaseModel):
     id: str
     problem: str
@@ -86,6 +132,9 @@ class SubmissionOut(BaseModel):
     problem_version: str | None
     judge_version: str | None
     report: dict[str, Any] | None = Field(description="learners: hidden cases reduced; instructors: in full")
+    counts_for: list[CreditOut] = Field(default_factory=list,
+                                        description="a Submit: every assignment it counts for, decided when it was "
+                                                    "made (empty: practice)")
 
 
 class SubmissionRow(BaseModel):
@@ -146,6 +195,16 @@ class Example(BaseModel):
     expected: Any
 
 
+class CountsFor(BaseModel):
+    """An assignment a Submit made now would count for, with the caller's own window."""
+
+    course: str = Field(description="the course's slug")
+    assignment: str = Field(description="the assignment's slug")
+    title: str
+    due_at: datetime = Field(description="the caller's own (with an extension)")
+    late: bool = Field(description="past the due time: a Submit now is late, its score reduced")
+
+
 class ProblemDetail(ProblemSummary):
     statement: str = Field(description="Markdown, with the worked examples")
     entry: dict[str, Any]
@@ -154,6 +213,9 @@ class ProblemDetail(ProblemSummary):
     outputs: list[dict[str, Any]]
     examples: list[Example] = Field(description="the public cases; hidden cases never leave the server")
     problem_version: str
+    counts_for: list[CountsFor] = Field(description="every assignment a Submit of yours made now counts for: of "
+                                                    "a course you are a learner of, including the problem, open or "
+                                                    "in its late window (empty: practice)")
 
 
 class RejudgeOut(BaseModel):

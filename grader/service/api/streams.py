@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import select
 
 from ..accounts import Principal
-from ..courses import seen_by
+from ..trust import submission_seen_by
 from ..models import Submission
 from .changes import Full, Slot
 from .deps import Context, ctx, current
@@ -32,7 +32,7 @@ def _check(c: Context, who: Principal, sub_id: str) -> None:
     """404 for a submission that does not exist or that ``who`` may not see (someone
     else's; for an instructor, someone's outside the courses they teach)."""
     with c.db.read() as s:
-        owner = s.scalar(select(Submission.user_id).where(Submission.id == sub_id, seen_by(who, Submission.user_id)))
+        owner = s.scalar(select(Submission.user_id).where(Submission.id == sub_id, submission_seen_by(who)))
     if owner is None:
         raise HTTPException(404, "no such submission")
 

@@ -17,7 +17,8 @@ from ...problem.inputs import InputError, check_input
 from .. import jobs
 from ..accounts import Principal
 from ..admission import Refused, admit
-from ..courses import seen_by
+from ..assignments import credited
+from ..trust import submission_seen_by
 from ..config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
 from ..grading import FORMAT_TYPES, render
 from ..models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
@@ -25,6 +26,7 @@ from .deps import Context, ctx, current
 from .schemas import (
     PROBLEM_ID,
     SUBMISSION_ID,
+    CreditOut,
     QueueInfo,
     SourceOut,
     SubmissionCreated,
@@ -92,17 +94,20 @@ def custom_input(body: SubmissionIn) -> None:
         raise HTTPException(422, f"problem: {body.problem!r} cannot be loaded now") from None
 
 
-def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None]:
+def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None, list[CreditOut]]:
     with c.db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sub_id, seen_by(who, Submission.user_id))
+                        .where(Submission.id == sub_id, submission_seen_by(who))
                         .options(*REPORT_COLUMNS)).first()
         if row is None:
             raise HTTPException(404, "no such submission")
-        return row[0], row[1], jobs.position(s, row[0])
+        counts = [CreditOut(course=course, assignment=slug, title=title, late=late)
+                  for course, slug, title, late in credited(s, row[0].pk)]
+        return row[0], row[1], jobs.position(s, row[0]), counts
 
 
-def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bool) -> SubmissionOut:
+def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bool,
+          counts: list[CreditOut]) -> SubmissionOut:
     report = sub.view(full)
     queue = QueueInfo(position=pos, age_seconds=round((utcnow() - sub.queued_at).total_seconds(), 3)) \
         if sub.status == "queued" else None
@@ -110,7 +115,8 @@ def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bo
                          passed=sub.passed, total=sub.total, attempts=sub.attempts,
                          user=email if who.instructor else None, created_at=sub.created_at,
                          started_at=sub.started_at, finished_at=sub.finished_at, queue=queue,
-                         problem_version=sub.problem_version, judge_version=sub.judge_version, report=report)
+                         problem_version=sub.problem_version, judge_version=sub.judge_version, report=report,
+                         counts_for=counts)
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionOut,
@@ -120,10 +126,10 @@ def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(cur
          format: Literal["json", "junit", "gradescope", "markdown", "text"] | None = None,
          view: Literal["full", "learner"] = Query("full", description="instructors: 'learner' shows what the "
                                                                        "learner sees")):
-    sub, email, pos = _load(c, who, sub_id)
+    sub, email, pos, counts = _load(c, who, sub_id)
     full = who.instructor and view == "full"
     if format is None:
-        return _view(sub, email, pos, who, full)
+        return _view(sub, email, pos, who, full, counts)
     report = sub.view(full)
     if report is None:
         return JSONResponse({"detail": f"not graded yet (status {sub.status})", "status": sub.status},
@@ -135,7 +141,7 @@ def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(cur
 def source(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx)):
     """The code of a submission (and a custom run's input), to load it back into an editor."""
     with c.db.read() as s:
-        sub = s.scalar(select(Submission).where(Submission.id == sub_id, seen_by(who, Submission.user_id))
+        sub = s.scalar(select(Submission).where(Submission.id == sub_id, submission_seen_by(who))
                        .options(*DETAIL_COLUMNS, undefer(Submission.custom_input)))
         if sub is None:
             raise HTTPException(404, "no such submission")
@@ -148,7 +154,7 @@ def listing(who: Principal = Depends(current), c: Context = Depends(ctx),
             user: str | None = Query(None, max_length=320, description="instructors: one learner's email"),
             limit: int = Query(100, ge=1, le=1000)):
     q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
-         .where(seen_by(who, Submission.user_id)).order_by(Submission.pk.desc()))
+         .where(submission_seen_by(who)).order_by(Submission.pk.desc()))
     if who.instructor and user:
         q = q.where(User.email == user.strip().lower())
     if problem:

@@ -66,6 +66,10 @@ class LtiRequest(PyltiRequest):
     def params(self) -> Mapping[str, str]:
         return self._params
 
+    @property
+    def cookies(self) -> Mapping[str, str]:
+        return self._cookies
+
     def get_param(self, key: str) -> str:
         # pylti1p3 tests parameters for truth: "" is its "absent".
         return self._params.get(key, "")

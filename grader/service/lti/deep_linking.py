@@ -18,6 +18,7 @@ from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
 from .adapters import LtiRequest
+from .claims import Launch
 from .errors import LtiRefusal
 from .launch import JudgeMessageLaunch
 from .tool import ITEM_PARAM, DeepLinkItem, LtiTool
@@ -63,18 +64,29 @@ def response_jwt(tool: LtiTool, request: LtiRequest, launch_id: str, item_ids: S
     if len(item_ids) > MAX_ITEMS or (len(item_ids) > 1 and not launch.deep_linking.accept_multiple):
         raise LtiRefusal(400, "the platform accepts one item here" if not launch.deep_linking.accept_multiple
                          else f"at most {MAX_ITEMS} items can be linked at once")
-    offered = {i.id: i for i in tool.provisioner.deep_link_items(launch)}
+    offered = {i.id: i for i in tool.provisioner.deep_link_items(launch, request)}
     unknown = [i for i in item_ids if i not in offered]
     if unknown:
         raise LtiRefusal(400, f"item {unknown[0]!r} is not one this launch may link")
+    chosen = [offered[i] for i in item_ids]
+    tool.provisioner.placed(launch, request, chosen)
     deep_link = restored.get_deep_link()
-    message = deep_link.get_message_jwt([content_item(tool, offered[i]) for i in item_ids])
+    message = deep_link.get_message_jwt([content_item(tool, item) for item in chosen])
     data_claim = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
     if message.get(data_claim) is None:  # §4.2: returned only when the request carried it
         message.pop(data_claim, None)
     token = deep_link.encode_jwt(message)
     tool.storage.delete_value(launch_id)
     return launch.deep_linking.return_url, token
+
+
+def pending_launch(tool: LtiTool, launch_id: str) -> Launch:
+    """The deep-linking launch ``launch_id`` while it waits for its answer: LtiRefusal (400) once
+    answered, expired or never made."""
+    launch = JudgeMessageLaunch.restore(LtiRequest({}, {}, tool.secure), tool, launch_id).launch
+    if launch is None or launch.deep_linking is None:
+        raise LtiRefusal(400, "this launch is not a deep-linking request")
+    return launch
 
 
 def auto_post_form(return_url: str, token: str) -> tuple[str, dict[str, str]]:

@@ -26,7 +26,7 @@ from pylti1p3.tool_config import ToolConfJsonFile
 from .adapters import LtiCookieService, LtiRequest
 from .claims import Launch, build_launch
 from .config import PlatformRegistration
-from .errors import LtiRefusal
+from .errors import CONFIGURATION, LtiRefusal
 from .keys import allow_refetch, digest, fetch_key_set, key_message
 from .tool import LtiTool
 
@@ -169,7 +169,7 @@ class JudgeMessageLaunch(MessageLaunch[LtiRequest, ToolConfJsonFile, SessionServ
                                   "https://purl.imsglobal.org/spec/lti/claim/deployment_id")
         if deployment not in self._platform.deployment_ids:
             raise LtiRefusal(403, f"deployment_id {deployment!r} is not registered for issuer "
-                                  f"{self._platform.issuer!r}")
+                                  f"{self._platform.issuer!r}", CONFIGURATION)
         return self
 
     def validate_state(self) -> JudgeMessageLaunch:
@@ -186,7 +186,10 @@ class JudgeMessageLaunch(MessageLaunch[LtiRequest, ToolConfJsonFile, SessionServ
             cookie = self.cookies.get_cookie(state)
             if cookie is None or not hmac.compare_digest(cookie.encode(), state.encode()):
                 raise LtiRefusal(400, "the state cookie set at login did not come back: the browser blocked it "
-                                      "(third-party cookies in an iframe) or the launch comes from another browser")
+                                      "(third-party cookies in an iframe) or the launch comes from another browser",
+                                 "Tell your LMS administrator to open the tool in a new window (Canvas: Launch in "
+                                 "a new tab; Moodle: Launch container: New window): browsers keep cookies from a "
+                                 "tool inside the LMS's frame.")
             self.cookies.delete_cookie(state)
         if (login.get("iss"), login.get("client_id")) != (self._platform.issuer, self._platform.client_id):
             raise LtiRefusal(400, "the id_token's issuer or client_id is not the one the login was made for")

@@ -13,7 +13,7 @@ from pylti1p3.tool_config import ToolConfJsonFile
 from starlette.responses import HTMLResponse, Response
 
 from .adapters import LtiCookieService, LtiRedirect, LtiRequest
-from .errors import LtiRefusal
+from .errors import CONFIGURATION, LtiRefusal
 from .tool import LtiTool
 
 
@@ -44,7 +44,8 @@ class JudgeOIDCLogin(OIDCLogin[LtiRequest, ToolConfJsonFile, SessionService, Lti
         # Canvas sends deployment_id, the specification lti_deployment_id; both optional.
         deployment = self._get_request_param("lti_deployment_id") or self._get_request_param("deployment_id")
         if deployment and deployment not in reg.deployment_ids:
-            raise LtiRefusal(403, f"deployment_id {deployment!r} is not registered for issuer {iss!r}")
+            raise LtiRefusal(403, f"deployment_id {deployment!r} is not registered for issuer {iss!r}",
+                              CONFIGURATION)
         if not self._tool.is_own_url(target):  # else a login could be made to send users anywhere
             raise LtiRefusal(400, "target_link_uri is not a URL of this tool")
         # Kept server-side under the state, consumed by the launch.

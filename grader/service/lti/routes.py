@@ -5,13 +5,17 @@
   GET      /lti/jwks       the tool's public keys (platforms verify the tool's JWTs with them)
   POST     /lti/deep-link  the picker's choice: the auto-posting LtiDeepLinkingResponse form
 
-A refusal is ``{"detail": "..."}`` with a 4xx status (502 when the platform's key set cannot
-be fetched). pylti1p3 and the provisioner block (HTTP to the platform, the database), so
-they run in the thread pool, never on the event loop."""
+Each is a browser's navigation or form post (from the LMS, or the judge's picker), so a
+refusal is an HTML page with a 4xx status (502 when the platform's key set cannot be
+fetched): what went wrong, and what to tell the LMS's administrator. pylti1p3 and the
+provisioner block (HTTP to the platform, the database), so they run in the thread pool,
+never on the event loop."""
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable
+from datetime import datetime, timezone
 
 from fastapi import APIRouter
 from pylti1p3.exception import LtiException, OIDCException
@@ -29,9 +33,29 @@ from .tool import LtiTool
 log = logging.getLogger("grader.service.lti")
 
 
-def _refusal(e: LtiRefusal, what: str) -> JSONResponse:
+# Nothing on the page acts (no form, no script, no link), so the LMS may show it in its frame.
+REFUSAL_HEADERS = {**NO_STORE, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+                   "base-uri 'none'; form-action 'none'", "X-Content-Type-Options": "nosniff",
+                   "Referrer-Policy": "no-referrer"}
+
+
+def refusal_page(e: LtiRefusal, what: str) -> HTMLResponse:
+    """The page of a refused request: its reason (``#lti-refusal``), what to tell the LMS's
+    administrator (``#lti-advice``) and the time, to find the refusal in the judge's log."""
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>The judge could not open this link</title></head>"
+            "<body style=\"font-family: sans-serif; max-width: 40em; margin: 2em auto; line-height: 1.4\">"
+            f"<h1>The judge could not open this link</h1><p>The {html.escape(what)} was refused:</p>"
+            f"<p id=\"lti-refusal\"><strong>{html.escape(e.message)}</strong></p>"
+            f"<h2>What to do</h2><p id=\"lti-advice\">{html.escape(e.advice)}</p>"
+            f"<p><small>HTTP {e.status} &middot; {when} &middot; JAX Judge (LTI 1.3)</small></p></body></html>")
+    return HTMLResponse(page, status_code=e.status, headers=REFUSAL_HEADERS)
+
+
+def _refusal(e: LtiRefusal, what: str) -> HTMLResponse:
     log.info("LTI %s refused (%d): %s", what, e.status, e.message)  # messages name claims, never tokens
-    return JSONResponse({"detail": e.message}, status_code=e.status, headers=NO_STORE)
+    return refusal_page(e, what)
 
 
 def _login(tool: LtiTool, request: LtiRequest) -> Response:

@@ -12,9 +12,10 @@ from urllib.parse import urlsplit
 
 import requests
 
+from .adapters import LtiRequest
 from .claims import Launch
 from .config import PlatformRegistration, ToolConfig
-from .errors import LtiRefusal
+from .errors import CONFIGURATION, LtiRefusal
 from .storage import ConsumableStorage, MemoryLaunchDataStorage
 
 ITEM_PARAM = "jaxjudge_item"  # the custom parameter a deep-linked resource carries back on each of its launches
@@ -44,8 +45,15 @@ class Provisioner(Protocol):
         ``launch.launch_id``. Raise ``LtiRefusal`` to refuse the launch with a message."""
         ...
 
-    def deep_link_items(self, launch: Launch) -> Sequence[DeepLinkItem]:
-        """The items this deep-linking launch may choose from."""
+    def deep_link_items(self, launch: Launch, request: LtiRequest) -> Sequence[DeepLinkItem]:
+        """The items this deep-linking launch may choose from, for the browser posting the choice
+        (``request``: its form and cookies). Raise ``LtiRefusal`` when that browser may not answer
+        the launch: the launch's ``launch_id`` is in the picker's URL, so it alone proves nothing."""
+        ...
+
+    def placed(self, launch: Launch, request: LtiRequest, items: Sequence[DeepLinkItem]) -> None:
+        """``items`` (offered by ``deep_link_items``) go to the platform next, in the signed answer.
+        Raise ``LtiRefusal`` to send nothing."""
         ...
 
 
@@ -125,11 +133,13 @@ class LtiTool:
         """The registration for ``issuer`` (and ``client_id`` when given): LtiRefusal if none."""
         regs = self.config.for_issuer(issuer)
         if not regs:
-            raise LtiRefusal(403, f"unknown issuer {issuer!r}: no platform is registered with this issuer")
+            raise LtiRefusal(403, f"unknown issuer {issuer!r}: no platform is registered with this issuer",
+                              CONFIGURATION)
         if client_id:
             reg = self.config.find(issuer, client_id)
             if reg is None:
-                raise LtiRefusal(403, f"client_id {client_id!r} is not registered for issuer {issuer!r}")
+                raise LtiRefusal(403, f"client_id {client_id!r} is not registered for issuer {issuer!r}",
+                                  CONFIGURATION)
             return reg
         if len(regs) == 1:
             return regs[0]

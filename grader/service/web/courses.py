@@ -24,6 +24,7 @@ def course_list(request: Request, v: Viewer = Depends(viewer)):
     now = utcnow()
     with ctx(request).db.read() as s:
         mine = co.courses_of(s, v.who.user_id)
+        pending = co.pending(s, v.who.user_id)
         due = []
         for c in mine:
             course = co.course_for(s, v.who, c.slug, teach=False)
@@ -35,7 +36,7 @@ def course_list(request: Request, v: Viewer = Depends(viewer)):
                 due.append(dict(course=c, a=a, window=w, state=w.state(now), points=row.points if row else None,
                                 possible=sum(p.weight for p in problems), solved=solved, count=len(problems)))
     due.sort(key=lambda d: d["window"].due_at)
-    return render(request, "courses.html", viewer=v, courses=mine, due=due)
+    return render(request, "courses.html", viewer=v, courses=mine, due=due, pending=pending)
 
 
 @router.get("/courses/{slug}")
@@ -49,10 +50,11 @@ def course_page(request: Request, slug: str, v: Viewer = Depends(viewer)):
         teach = role == "instructor" and v.instructor
         members = co.members(s, course) if teach else []
         invitations = co.invitations(s, course) if teach else []
+        invited = co.invited(s, course) if teach else []
         now = utcnow()
         work = [(a, asg.window(s, a, v.who.user_id)) for a in asg.of_course(s, course)]
     return render(request, "course.html", viewer=v, course=course, role=role, teach=teach, members=members,
-                  invitations=invitations, max_days=co.MAX_INVITE_DAYS, now=now,
+                  invitations=invitations, invited=invited, max_days=co.MAX_INVITE_DAYS, now=now,
                   assignments=[(a, w, w.state(now)) for a, w in work], problems=all_views() if teach else [])
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
 from .. import jobs, rejudge
-from ..courses import seen_by
+from ..trust import submission_seen_by
 from ..models import DETAIL_COLUMNS, Submission, User, utcnow
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import all_views, problem_view
@@ -25,7 +25,7 @@ HISTORY_LIMIT = 10
 
 def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int):
     q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
-         .where(seen_by(v.who, Submission.user_id)).order_by(Submission.pk.desc()))
+         .where(submission_seen_by(v.who)).order_by(Submission.pk.desc()))
     if v.instructor and learner:
         q = q.where(User.email == learner.strip().lower())
     if problem:
@@ -74,7 +74,7 @@ def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
 def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | None]:
     with ctx(request).db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
-                        .where(Submission.id == sid, seen_by(v.who, Submission.user_id))
+                        .where(Submission.id == sid, submission_seen_by(v.who))
                         .options(*DETAIL_COLUMNS)).first()
         if row is None:
             raise PageError(404, "No such submission.")

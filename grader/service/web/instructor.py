@@ -1,4 +1,5 @@
-"""The instructors' pages: the gradebook of the courses they teach (learners x
+"""The instructors' pages: the gradebook of a course they teach (each assignment's
+scores, as its page shows them) and the practice view of every course they teach (learners x
 problems, best and last verdict, passed/total) with its CSV, and the queue (depth, oldest age, workers, recent
 failures, what each learner's submissions store). Learners get 403. A problem's
 submissions and the rejudge button are on the submissions list (``history.py``)."""
@@ -9,8 +10,9 @@ from fastapi.responses import Response
 from sqlalchemy import select
 
 from .. import jobs
-from ..courses import CourseRole, course_for, courses_of, seen_by, taught_by
-from ..gradebook import gradebook, to_wide_csv
+from ..courses import CourseRole, course_for, courses_of
+from ..trust import submission_seen_by, taught_by
+from ..gradebook import course_book, gradebook, to_wide_csv
 from ..models import REPORT_COLUMNS, Submission, User, utcnow
 from .pages import HEADERS, PageError, Viewer, ctx, instructor, render
 from .problem_view import all_views
@@ -37,10 +39,25 @@ def _taught(request: Request, v: Viewer, course: str | None) -> tuple[list, list
             raise PageError(404, "You teach no course of that name.") from None
 
 
+GRADEBOOK_VIEWS = ("assignments", "practice")
+
+
 @router.get("/gradebook")
-def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64)):
+def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64),
+                   view: str | None = None):
+    """With ``course``: its assignments' scores, as their pages show them (``view=practice``:
+    every Submit of its learners per problem); without: the practice view of every course
+    one teaches."""
+    if view and view not in GRADEBOOK_VIEWS:  # a plain str: anything else gets a page, not a JSON 422
+        raise PageError(400, f"The gradebook's view is one of {', '.join(GRADEBOOK_VIEWS)}.")
     ids, mine, chosen = _taught(request, v, course)
-    rows = gradebook(ctx(request).db, ids)
+    if chosen and view != "practice":
+        with ctx(request).db.read() as s:
+            taught = course_for(s, v.who, chosen, teach=True)
+            books = course_book(s, taught)
+        return render(request, "gradebook.html", viewer=v, courses=mine, course=chosen, course_title=taught.title,
+                      books=books, titles=titles(all_views()))
+    rows = gradebook(ctx(request).db, v.who, ids)
     cells: dict[str, dict[str, dict]] = {}
     for r in rows:
         cells.setdefault(r["learner"], {})[r["problem"]] = r
@@ -49,12 +66,12 @@ def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: st
     # A problem that left the catalogue still has grades: keep its column.
     problems += [(pid, pid) for pid in sorted({r["problem"] for r in rows} - known)]
     return render(request, "gradebook.html", viewer=v, problems=problems, learners=sorted(cells), cells=cells,
-                  courses=mine, course=chosen)
+                  courses=mine, course=chosen, books=None)
 
 
 @router.get("/gradebook.csv")
 def gradebook_csv(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64)):
-    rows = gradebook(ctx(request).db, _taught(request, v, course)[0])
+    rows = gradebook(ctx(request).db, v.who, _taught(request, v, course)[0])
     problems = [pid for pid, _ in _problems()]
     problems += sorted({r["problem"] for r in rows} - set(problems))
     return Response(to_wide_csv(rows, problems), media_type="text/csv; charset=utf-8",
@@ -65,7 +82,7 @@ def queue_state(request: Request, v: Viewer) -> dict:
     """The queue as a whole (depth, workers) and, by name, only the learners of the
     courses ``v`` teaches."""
     c = ctx(request)
-    mine = seen_by(v.who, Submission.user_id)
+    mine = submission_seen_by(v.who)
     with c.db.read() as s:
         stats = jobs.stats(s, c.config.stale_seconds)
         failures = s.execute(

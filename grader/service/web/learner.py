@@ -12,6 +12,7 @@ from sqlalchemy import case, func, select
 
 from ...problem import ProblemError
 from ...problem.meta import DIFFICULTIES
+from ..assignments import counts_for
 from ..models import Submission, utcnow
 from .assignments import assignment_for
 from .custom_input import example_input
@@ -147,7 +148,9 @@ def problem_list(request: Request, v: Viewer = Depends(viewer), q: str | None = 
 
 @router.get("/problems/{pid}")
 def problem_page(request: Request, pid: str, v: Viewer = Depends(viewer), assignment: str | None = None):
-    """``?assignment=course/slug`` (from an assignment's page): Submit counts for it."""
+    """Says what a Submit counts for (every assignment that takes it now, or practice);
+    ``?assignment=course/slug`` (from an assignment's page) makes a Submit refused when
+    that one does not take it."""
     try:
         p = problem_view(pid)
     except ProblemError:
@@ -159,8 +162,13 @@ def problem_page(request: Request, pid: str, v: Viewer = Depends(viewer), assign
         course, a, window = assignment_for(request, v, assignment[:129])
         made_for = {"ref": f"{course.slug}/{a.slug}", "title": a.title, "course": course, "window": window,
                     "state": window.state(utcnow()), "url": f"/courses/{course.slug}/assignments/{a.slug}"}
+    with ctx(request).db.read() as s:
+        counts = [{"ref": f"{c.course.slug}/{c.assignment.slug}", "course": c.course.title, "title": c.assignment.title,
+                   "due_at": c.window.due_at, "late": c.late,
+                   "url": f"/courses/{c.course.slug}/assignments/{c.assignment.slug}"}
+                  for c in counts_for(s, v.who.user_id, pid)]
     mine = statuses(request, v.who.user_id)
     status = mine.get(pid, "new")
-    return render(request, "problem.html", viewer=v, p=p, status=status, made_for=made_for,
+    return render(request, "problem.html", viewer=v, p=p, status=status, made_for=made_for, counts=counts,
                   related=related_to(all_views(), p, mine), custom=example_input(pid),
                   editorial_open=editorial_open(pid, v, status))

@@ -1,6 +1,7 @@
 """The pages an LTI launch leads to: ``/lti/enter`` (its one-time ticket, after ``#``,
 posted to the API for the session) and ``/lti/pick`` (a deep-linking launch: the
-instructor chooses what to place in the LMS course; the choice is posted to
+instructor chooses what to place in the LMS course, or first links the LMS course to a
+judge course they teach; the choice is posted, with the session's CSRF token, to
 ``/lti/deep-link``, which answers the platform)."""
 from __future__ import annotations
 
@@ -23,4 +24,15 @@ def pick(request: Request, launch: str = Query(max_length=200), v: Viewer = Depe
         raise PageError(404, "LTI is not configured on this server.")
     if not v.instructor:
         raise PageError(403, "Only an instructor places the judge's items in a course.")
-    return render(request, "lti_pick.html", viewer=v, launch=launch, items=tool.provisioner.items_for(v.who.user_id))
+    from ..lti.deep_linking import pending_launch
+    from ..lti.errors import LtiRefusal
+
+    try:
+        found = pending_launch(tool, launch)
+    except LtiRefusal as e:
+        raise PageError(400, f"This choice cannot be made any more ({e.message}). Add the activity again "
+                             "from the LMS.") from None
+    if tool.provisioner.launch_owner(found) != v.who.user_id:
+        raise PageError(403, "This launch was made by another account: add the activity again from the LMS.")
+    picker = tool.provisioner.picker(found, v.who.user_id)
+    return render(request, "lti_pick.html", viewer=v, launch=launch, picker=picker)

@@ -340,7 +340,7 @@ def test_the_learner_changes_their_password_on_their_account_page(site, browser)
     page.fill("#a-again", THIRD)
     page.click("#password-change button[type=submit]")
     done = page.wait_for_selector("#password-change .ok-text")
-    assert done.inner_text() == "Your password is changed; your other sessions are logged out."
+    assert done.inner_text() == "Your password is changed; 0 other sessions logged out; you have no API tokens."
     page.reload()
     assert page.url == f"{site.base}/account"  # this session stays
 

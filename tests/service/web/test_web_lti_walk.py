@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pylti1p3", reason="LTI needs the serve extra: pip install -e '.[test,serve]'")
 from browser_support import paste, result_of, shot  # noqa: E402
-from lti_platform import DL, deep_linking, resource_link  # noqa: E402
+from lti_platform import DL, deep_linking, link_lms_course, resource_link  # noqa: E402
 from service_support import P1, corpus, lti_judge  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, browser):
     with lti_judge(tmp_path_factory.mktemp("lti-walk"), "--run-limit", "100/min", "--submit-limit", "100/h") as server:
+        link_lms_course(server, "lms-teacher-1", "grace@school.edu").close()  # the LMS course reaches ml
         yield server
 
 

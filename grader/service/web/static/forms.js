@@ -63,13 +63,16 @@
       r.data.forEach(function (row) {
         var li = document.createElement("li");
         li.appendChild(document.createTextNode(row.email + (row.created ? " (new account) " :
-                                                            row.joined ? " (joined)" : " (a member already)")));
+                                                            row.joined ? " (joined)" : row.invited ? " (an existing account: invited, joins when they accept)" :
+                                                            " (a member already)")));
         if (row.link) li.appendChild(copyable(row.link));
         list.appendChild(li);
       });
       out.appendChild(list);
     } else {
-      out.appendChild(line(el.dataset.doneText || "Done.", "ok-text"));
+      // The answer's own sentence when it has one (it knows what happened), else the form's.
+      var said = r.data && typeof r.data.detail === "string" ? r.data.detail : "";
+      out.appendChild(line(said || el.dataset.doneText || "Done.", "ok-text"));
     }
   }
 
