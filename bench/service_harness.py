@@ -28,7 +28,7 @@ def free_port() -> int:
 
 
 def make_user(url: str, email: str, instructor: bool = False) -> str:
-    from grader.service.accounts import add_user, new_token
+    from grader.service.domain.accounts import add_user, new_token
     from grader.service.server import open_database
 
     db = open_database(url)

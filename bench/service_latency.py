@@ -33,7 +33,7 @@ def main() -> None:
     header.start(opts)
     from grader.problem import find_problem
     from grader.sandbox.host import Sandbox
-    from grader.service.grading import grade_problem
+    from grader.service.queue.grading import grade_problem
 
     problem, feedback = find_problem(P1), not opts.no_feedback
     files = sorted(p for folder in ("accepted", "wrong_answer")

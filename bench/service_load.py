@@ -128,7 +128,7 @@ def check(url: str, result: dict, expected: dict[str, str], n: int) -> dict:
     """Exactly once: one row per client request, all done, verdicts as `grader grade`'s."""
     from sqlalchemy import select
 
-    from grader.service.models import Submission
+    from grader.service.core.models import Submission
     from grader.service.server import open_database
 
     db = open_database(url)

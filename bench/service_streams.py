@@ -40,7 +40,7 @@ SOURCE = (ROOT / "submissions" / P1 / "accepted" / "flat_norm.py").read_text()
 
 MAKE_USERS = """
 import json, sys
-from grader.service.accounts import add_user, new_token
+from grader.service.domain.accounts import add_user, new_token
 from grader.service.server import open_database
 db = open_database(sys.argv[1])
 out = {}

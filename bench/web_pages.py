@@ -29,7 +29,7 @@ GOAL_MS = 200.0
 
 
 def make_account(url: str, email: str, role: str) -> None:
-    from grader.service.accounts import add_user
+    from grader.service.domain.accounts import add_user
     from grader.service.server import open_database
 
     db = open_database(url)

@@ -1,6 +1,7 @@
-"""The layout's promises, held by import-linter: the layers import only downwards,
-the child imports nothing of the judge, the judge's process never imports JAX, and
-there are no import cycles. Each contract is also shown to fail on a violation."""
+"""The layout's promises, held by import-linter: the layers import only downwards (the
+service's own layers too), the child imports nothing of the judge, the judge's process
+never imports JAX, and there are no import cycles. Each contract is also shown to fail
+on a violation."""
 from __future__ import annotations
 
 import shutil
@@ -16,6 +17,7 @@ CONTRACTS = {
     "the child": ("grader/sandbox/child/runner.py", "from grader.problem import inputs  # noqa"),
     "never imports JAX": ("grader/judge/verdict.py", "import jax  # noqa"),
     "no import cycles": ("grader/common/trees.py", "from grader.common import files  # noqa\n"),
+    "the service's layers": ("grader/service/domain/courses.py", "from grader.service.queue import jobs  # noqa"),
 }
 
 

@@ -30,8 +30,8 @@ def _need_extra() -> None:
 
 def _open(db_url: str | None):
     _need_extra()
-    from .config import default_db_url
-    from .db import DatabaseError
+    from .core.config import default_db_url
+    from .core.db import DatabaseError
     from .server import open_database
 
     url = db_url or default_db_url()
@@ -44,7 +44,7 @@ def _open(db_url: str | None):
 
 
 def _forwarded(value: str | None) -> str | None:
-    from .config import parse_forwarded_ips
+    from .core.config import parse_forwarded_ips
 
     try:
         return None if value is None else parse_forwarded_ips(value)
@@ -53,7 +53,7 @@ def _forwarded(value: str | None) -> str | None:
 
 
 def _size(value: str) -> int:
-    from .config import parse_size
+    from .core.config import parse_size
 
     try:
         return parse_size(value)
@@ -62,7 +62,7 @@ def _size(value: str) -> int:
 
 
 def _rate(value: str):
-    from .config import parse_rate
+    from .core.config import parse_rate
 
     try:
         return parse_rate(value)
@@ -115,7 +115,7 @@ def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sa
           login_limit, max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
           streams_per_learner, streams_total, lti_config, public_url, no_warm) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
-    from .config import Quotas, ServiceConfig, default_db_url
+    from .core.config import Quotas, ServiceConfig, default_db_url
 
     if engine == "dask" and not scheduler:
         _fail("--engine dask needs --scheduler tcp://HOST:PORT")
@@ -196,7 +196,7 @@ def db_group() -> None:
 @click.option("--db", "db_url", default=None, help=DB_HELP)
 def db_upgrade(db_url) -> None:
     """Create or migrate the schema to the newest revision (serve does this at start)."""
-    from .db import upgrade
+    from .core.db import upgrade
 
     db = _open(db_url)
     click.echo(f"database at revision {upgrade(db)}")
@@ -219,7 +219,7 @@ def user_group() -> None:
 @click.option("--db", "db_url", default=None, help=DB_HELP)
 def user_add(email, instructor, password_stdin, no_password, token_name, course, db_url) -> None:
     """Create an account (a learner unless --instructor), a member of --course."""
-    from .accounts import AccountError, add_user, new_token
+    from .domain.accounts import AccountError, add_user, new_token
 
     if password_stdin and no_password:
         _fail("choose one of --password-stdin and --no-password")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 import sys
 
-from .config import ServiceConfig
+from .core.config import ServiceConfig
 
 log = logging.getLogger("grader.service")
 
 
 def open_database(url: str):
     """The database at ``url``, migrated to the newest schema."""
-    from .db import Database, upgrade
+    from .core.db import Database, upgrade
 
     db = Database(url)
     upgrade(db)
@@ -20,7 +20,7 @@ def open_database(url: str):
 
 
 def first_start_hint(db, db_option: str) -> str | None:
-    from .accounts import count_instructors
+    from .domain.accounts import count_instructors
 
     with db.read() as s:
         if count_instructors(s):
@@ -34,7 +34,7 @@ def serve(config: ServiceConfig, explicit_db: bool = True) -> None:
     import uvicorn
 
     from .api.app import create_app
-    from .workers import Workers
+    from .queue.workers import Workers
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

@@ -51,7 +51,7 @@ def make_user(url: str, email: str, instructor: bool = False, password: str | No
               course: str | None = "default") -> str:
     """An account (a member of ``course`` unless None) and a bearer token for it, written
     straight into the database."""
-    from grader.service.accounts import add_user, new_token
+    from grader.service.domain.accounts import add_user, new_token
     from grader.service.server import open_database
 
     db = open_database(url)
@@ -139,7 +139,7 @@ def mark_graded(url: str, sub_id: str, verdict: str, passed: int = 3, total: int
     (for servers without workers); ``columns``: more of its columns to set."""
     from sqlalchemy import text
 
-    from grader.service.db import Database
+    from grader.service.core.db import Database
 
     values = {"status": "done", "verdict": verdict, "passed": passed, "total": total, **columns}
     db = Database(url)

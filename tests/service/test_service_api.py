@@ -336,7 +336,7 @@ def test_cookie_sessions_need_the_csrf_token_on_writes(env):
 def test_sessions_expire_and_cookies_are_secure_behind_an_https_proxy(env):
     from sqlalchemy import update
 
-    from grader.service.models import WebSession, utcnow
+    from grader.service.core.models import WebSession, utcnow
     from grader.service.server import open_database
 
     server, _, _ = env
@@ -373,7 +373,7 @@ def test_a_cors_preflight_from_another_origin_is_never_granted(env):
 def test_sessions_keep_only_hashes_of_their_256_bit_cookie_and_csrf_token_for_12_hours(env):
     from sqlalchemy import select
 
-    from grader.service.models import WebSession
+    from grader.service.core.models import WebSession
     from grader.service.server import open_database
 
     server, _, _ = env

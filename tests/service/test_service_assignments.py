@@ -70,7 +70,7 @@ def submit(site, who: str, assignment: str | None, problem: str = P1, kind: str 
 
 def _late(site, sub_id: str, slug: str) -> bool:
     """Whether the Submit was late for the assignment ``ml/slug``."""
-    from grader.service.db import Database
+    from grader.service.core.db import Database
 
     db = Database(site.url)
     try:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from service_support import P1, Server, logged_in, make_user, sqlite_url
 
-from grader.service.csv_io import MAX_FIELD
+from grader.service.core.csv_io import MAX_FIELD
 
 PASSWORD = "correct horse"
 COURSE = "edges"

@@ -26,7 +26,7 @@ def test_db_upgrade_creates_then_keeps_the_schema(tmp_path):
     url = sqlite_url(tmp_path / "new" / "folder")
     from alembic.script import ScriptDirectory
 
-    from grader.service.db import alembic_config
+    from grader.service.core.db import alembic_config
 
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     for _ in range(2):

@@ -181,7 +181,7 @@ def test_a_courses_gradebook_shows_the_figures_of_the_assignment_pages(site):
 def test_the_migration_moves_each_submits_assignment_into_its_credits(db_url):
     from alembic import command
 
-    from grader.service.db import Database, alembic_config, upgrade
+    from grader.service.core.db import Database, alembic_config, upgrade
 
     db = Database(db_url)
     try:

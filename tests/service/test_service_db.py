@@ -12,10 +12,10 @@ import pytest
 from service_support import P1, make_user
 from sqlalchemy import select, text, update
 
-from grader.service import jobs
-from grader.service.config import Quotas, Rate
-from grader.service.grading import ie_outcome
-from grader.service.models import REPORT_COLUMNS, RateBucket, Submission, Worker, utcnow
+from grader.service.queue import jobs, reaper, views
+from grader.service.core.config import Quotas, Rate
+from grader.service.queue.grading import ie_outcome
+from grader.service.core.models import REPORT_COLUMNS, RateBucket, Submission, Worker, utcnow
 from grader.service.server import open_database
 
 
@@ -28,7 +28,7 @@ def db(db_url):
 
 def _user(db, email="a@example.org") -> int:
     make_user(db.url, email)
-    from grader.service.models import User
+    from grader.service.core.models import User
 
     with db.read() as s:
         return s.scalar(select(User.id).where(User.email == email))
@@ -38,7 +38,7 @@ def test_migrations_create_exactly_the_models_schema(db):
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from grader.service.models import Base
+    from grader.service.core.models import Base
 
     with db.engine.connect() as conn:
         ctx = MigrationContext.configure(conn, opts={"compare_type": True})
@@ -49,13 +49,13 @@ def test_migrations_create_exactly_the_models_schema(db):
 def _head() -> str:
     from alembic.script import ScriptDirectory
 
-    from grader.service.db import alembic_config
+    from grader.service.core.db import alembic_config
 
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def test_upgrade_twice_is_a_no_op(db):
-    from grader.service.db import upgrade
+    from grader.service.core.db import upgrade
 
     assert upgrade(db) == _head()
 
@@ -98,7 +98,7 @@ def test_concurrent_claims_take_every_row_exactly_once(db):
     with db.write() as s:
         ids = {jobs.enqueue(s, uid, P1, "run", f"x = {i}", "0" * 64).id for i in range(24)}
     workers = [f"w{i}" for i in range(6)]
-    jobs.register(db, "inst", workers)
+    reaper.register(db, "inst", workers)
     claimed: dict[str, list[str]] = {w: [] for w in workers}
     start = threading.Barrier(len(workers))
 
@@ -120,14 +120,14 @@ def test_concurrent_claims_take_every_row_exactly_once(db):
 
 
 def _outcome(verdict="AC"):
-    return jobs.Outcome(verdict, 1, 1, {"verdict": verdict}, {"verdict": verdict, "full": True}, "v1", "0.1.0")
+    return jobs.ClaimResult(verdict, 1, 1, {"verdict": verdict}, {"verdict": verdict, "full": True}, "v1", "0.1.0")
 
 
 def test_a_worker_that_lost_its_claim_writes_nothing(db):
     uid = _user(db)
     with db.write() as s:
         jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64)
-    jobs.register(db, "inst", ["w1", "w2"])
+    reaper.register(db, "inst", ["w1", "w2"])
     first = jobs.claim(db, "w1")
     jobs.release(db, first, "w1")  # as the reaper would, presuming w1 dead
     second = jobs.claim(db, "w2")
@@ -150,7 +150,7 @@ def _dead_worker_holding(db, uid, attempts: int, charged: bool) -> str:
 
 
 def _reap(db, limits=None):
-    return jobs.reap(db, "me", 15.0, 3, lambda r: ie_outcome(r.problem, r.kind, r.id, "interrupted"), limits)[:2]
+    return reaper.reap(db, "me", 15.0, 3, lambda r: ie_outcome(r.problem, r.kind, r.id, "interrupted"), limits)[:2]
 
 
 def test_reaper_requeues_a_row_held_by_a_dead_process_in_its_place(db):
@@ -162,9 +162,9 @@ def test_reaper_requeues_a_row_held_by_a_dead_process_in_its_place(db):
     with db.read() as s:
         row = s.scalar(select(Submission).where(Submission.id == sid))
         assert s.scalar(select(Worker).where(Worker.id == "dead-0")) is None
-        assert jobs.position(s, row) == 1  # first in line again, ahead of what came after it
+        assert views.position(s, row) == 1  # first in line again, ahead of what came after it
     assert (row.status, row.claimed_by, row.attempts, row.verdict) == ("queued", None, 1, None)
-    jobs.register(db, "inst", ["w1"])
+    reaper.register(db, "inst", ["w1"])
     assert [jobs.claim(db, "w1").id for _ in range(3)] == [sid, *later]
 
 
@@ -202,7 +202,7 @@ def test_after_the_last_attempt_the_verdict_is_ie_and_the_learner_is_not_charged
 def test_an_unknown_email_runs_an_argon2_verification_too(db, monkeypatch):
     from argon2 import PasswordHasher
 
-    from grader.service import accounts
+    from grader.service.domain import accounts
 
     verified: list[str] = []
     real = PasswordHasher.verify
@@ -231,7 +231,7 @@ def test_gradebook_csv_defuses_spreadsheet_formulas_and_leaves_empty_cells_empty
     import csv
     import io
 
-    from grader.service.gradebook import COLUMNS, to_csv, to_wide_csv
+    from grader.service.domain.gradebook import COLUMNS, to_csv, to_wide_csv
 
     learner = f"{lead}HYPERLINK(\"http://x\")@example.org"
     row = dict.fromkeys(COLUMNS, "")
@@ -244,8 +244,8 @@ def test_gradebook_csv_defuses_spreadsheet_formulas_and_leaves_empty_cells_empty
 
 
 def test_rejudged_rows_count_against_neither_the_queue_cap_nor_the_learners_pending_cap(db):
-    from grader.service.accounts import Principal
-    from grader.service.admission import Refused, admit
+    from grader.service.domain.accounts import Principal
+    from grader.service.queue.admission import Refused, admit
 
     uid = _user(db)
     who = Principal(uid, "a@example.org", "learner", "token")
@@ -265,8 +265,8 @@ def test_rejudged_rows_count_against_neither_the_queue_cap_nor_the_learners_pend
 
 
 def test_parallel_requests_of_one_learner_cannot_pass_the_pending_cap_together(db):
-    from grader.service.accounts import Principal
-    from grader.service.admission import Refused, admit
+    from grader.service.domain.accounts import Principal
+    from grader.service.queue.admission import Refused, admit
 
     uid = _user(db)
     who = Principal(uid, "a@example.org", "learner", "token")
@@ -296,7 +296,7 @@ def test_a_claim_never_takes_a_row_that_used_its_attempts(db):
         spent = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64)
         spent.attempts = 3
         fresh = jobs.enqueue(s, uid, P1, "run", "x = 2", "0" * 64).id
-    jobs.register(db, "inst", ["w1"])
+    reaper.register(db, "inst", ["w1"])
     assert jobs.claim(db, "w1", max_attempts=3).id == fresh
     assert jobs.claim(db, "w1", max_attempts=3) is None
 
@@ -319,15 +319,15 @@ def test_a_queued_row_that_used_its_attempts_is_finished_as_ie_and_refunded(db):
 def test_a_worker_that_cannot_record_a_result_spends_an_attempt_each_time_then_writes_ie(db, monkeypatch):
     """Whatever raises while a claimed row is finished (here: every write of a result) is
     an attempt; past the last one the row is IE, never claimed again."""
-    from grader.service.config import ServiceConfig
-    from grader.service.workers import Workers
+    from grader.service.core.config import ServiceConfig
+    from grader.service.queue.workers import Workers
 
     uid = _user(db)
     with db.write() as s:
         sid = jobs.enqueue(s, uid, P1, "run", "x = 1", "0" * 64).id
     config = ServiceConfig(db_url=db.url, workers=0, max_attempts=3)
     workers = Workers(db, config)
-    jobs.register(db, workers.instance, workers.ids + ["w"])
+    reaper.register(db, workers.instance, workers.ids + ["w"])
     real_finish, calls = jobs.finish, []
 
     def refusing(db_, job, wid, outcome, *a, **kw):
@@ -338,7 +338,7 @@ def test_a_worker_that_cannot_record_a_result_spends_an_attempt_each_time_then_w
 
     monkeypatch.setattr(jobs, "finish", refusing)
     monkeypatch.setattr(Workers, "_run", lambda self, wid, job, grade, sandbox: jobs.finish(
-        self.db, job, wid, jobs.Outcome("WA", 0, 3, {"m": 1}, {"m": 1}, "", "")))
+        self.db, job, wid, jobs.ClaimResult("WA", 0, 3, {"m": 1}, {"m": 1}, "", "")))
     for attempt in range(1, 4):
         job = jobs.claim(db, "w", config.max_attempts)
         assert job is not None and job.attempts == attempt
@@ -356,7 +356,7 @@ def test_a_worker_that_cannot_record_a_result_spends_an_attempt_each_time_then_w
 def test_the_migration_from_the_first_schema_counts_storage_and_keeps_one_copy_of_a_run(db_url):
     from alembic import command
 
-    from grader.service.db import Database, alembic_config, upgrade
+    from grader.service.core.db import Database, alembic_config, upgrade
 
     database = Database(db_url)
     try:
@@ -386,7 +386,7 @@ def test_the_custom_runs_migration_keeps_old_rows_admits_the_new_kind_and_goes_b
     from alembic import command
     from sqlalchemy.exc import IntegrityError
 
-    from grader.service.db import Database, alembic_config, upgrade
+    from grader.service.core.db import Database, alembic_config, upgrade
 
     row = ("INSERT INTO submissions (id, user_id, problem, kind, source, source_sha256, charged, status, priority, "
            "created_at, queued_at, attempts{extra}) VALUES (:id, 1, :p, :kind, 'x = 1', :sha, false, 'queued', 0, :t, "
@@ -421,7 +421,7 @@ def test_the_custom_runs_migration_keeps_old_rows_admits_the_new_kind_and_goes_b
 def test_the_courses_migration_puts_every_existing_account_in_the_default_course_in_its_role(db_url):
     from alembic import command
 
-    from grader.service.db import Database, alembic_config, upgrade
+    from grader.service.core.db import Database, alembic_config, upgrade
 
     database = Database(db_url)
     try:

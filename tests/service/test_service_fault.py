@@ -14,8 +14,8 @@ import pytest
 from service_support import P1, Server, corpus, make_user, wait_done
 from sqlalchemy import select
 
-from grader.service.models import REPORT_COLUMNS, Submission, Worker
-from grader.service.orphans import _members
+from grader.service.core.models import REPORT_COLUMNS, Submission, Worker
+from grader.service.queue.orphans import _members
 from grader.service.server import open_database
 
 # Slow: each test kills or stops a server in the middle of a load and waits for every grade.
@@ -165,7 +165,7 @@ def test_kill_group_ends_a_sandbox_process_group_and_nothing_else():
     import subprocess
     import sys
 
-    from grader.service.orphans import kill_group
+    from grader.service.queue.orphans import kill_group
 
     # Processes named like the zygote: one forks a child (same group), as a zygote does.
     script = "import os, time; os.fork(); time.sleep(120)"

@@ -12,7 +12,7 @@ from service_support import P1, Server, corpus, make_user, post, problem_copy, s
 from sqlalchemy import create_engine, text
 
 from grader.report.stored import VIEW_CHARS
-from grader.service.config import MAX_SOURCE_BYTES
+from grader.service.core.config import MAX_SOURCE_BYTES
 
 BUDGET = 600 * 1024  # --storage-per-day of these servers
 PENDING = 2  # --max-pending

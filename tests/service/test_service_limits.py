@@ -89,8 +89,8 @@ def test_instructors_are_exempt_from_learner_limits_but_not_the_queue_cap(env):
 def _done_row(url: str, email: str, version: str, verdict: str) -> str:
     from sqlalchemy import select
 
-    from grader.service import jobs
-    from grader.service.models import User, utcnow
+    from grader.service.queue import jobs
+    from grader.service.core.models import User, utcnow
     from grader.service.server import open_database
 
     db = open_database(url)

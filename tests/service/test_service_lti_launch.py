@@ -128,7 +128,7 @@ def _session(site, spec) -> tuple[httpx.Client, dict]:
 def _lti_account(site, sub: str) -> bool:
     from sqlalchemy import select
 
-    from grader.service.models import LtiUser
+    from grader.service.core.models import LtiUser
     from grader.service.server import open_database
 
     db = open_database(site.db_url)

@@ -8,8 +8,8 @@ import pytest
 from service_support import P1, Server, corpus, make_user, post, sqlite_url
 from sqlalchemy import select
 
-from grader.service import jobs
-from grader.service.models import User, utcnow
+from grader.service.queue import jobs
+from grader.service.core.models import User, utcnow
 from grader.service.server import open_database
 
 SRC = corpus("accepted/flat_norm.py")

@@ -65,7 +65,7 @@ def built(monkeypatch):
 def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built):
     from grader.authoring.warm import steps
     from grader.problem import find_problem
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, _ = built
     warming = Warming([P2, P1, "no_such_problem"])
@@ -81,7 +81,7 @@ def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built)
 
 
 def test_warming_is_ready_once_every_probe_table_is_built_before_any_hint(built):
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, _ = built
     warming = Warming([P2, P1])
@@ -94,7 +94,7 @@ def test_warming_is_ready_once_every_probe_table_is_built_before_any_hint(built)
 
 
 def test_a_grade_waits_only_for_its_problems_probe_table(built):
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, _ = built
     warming = Warming([P2, P1])
@@ -106,7 +106,7 @@ def test_a_grade_waits_only_for_its_problems_probe_table(built):
 
 
 def test_with_two_workers_one_stays_free_to_grade(built):
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, hold = built
     hold["phase"] = "probe"
@@ -123,7 +123,7 @@ def test_with_two_workers_one_stays_free_to_grade(built):
 
 
 def test_no_warming_step_starts_while_a_grade_runs(built):
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, _ = built
     warming = Warming([P2, P1], background=2)
@@ -134,7 +134,7 @@ def test_no_warming_step_starts_while_a_grade_runs(built):
 
 
 def test_a_grade_of_a_problem_whose_probe_table_is_being_built_waits_for_that_build(built):
-    from grader.service.warming import Warming
+    from grader.service.queue.warming import Warming
 
     log, hold = built
     hold["phase"] = "probe"
@@ -208,10 +208,10 @@ def test_without_warming_a_grade_builds_its_probe_table_and_healthz_lists_nothin
 def test_the_most_submitted_problems_are_warmed_first(tmp_path):
     from datetime import datetime, timezone
 
-    from grader.service.accounts import add_user
-    from grader.service.models import Submission
+    from grader.service.domain.accounts import add_user
+    from grader.service.core.models import Submission
     from grader.service.server import open_database
-    from grader.service.warming import most_used_first
+    from grader.service.queue.warming import most_used_first
 
     db = open_database(sqlite_url(tmp_path))
     try:

@@ -10,7 +10,7 @@ from fastapi import FastAPI, HTTPException
 from fastapi.responses import JSONResponse
 
 from ... import __version__
-from ..config import MAX_BODY_BYTES, ServiceConfig
+from ..core.config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
 from . import assignments, auth, courses, errors, instructor, lti, lti_contexts, problems, streams, submissions

@@ -15,11 +15,11 @@ from sqlalchemy import select
 
 from ...problem import all_problem_ids
 from ...similarity import Report
-from .. import assignments as asg
-from .. import courses as co
-from ..accounts import AccountError, Principal
-from ..models import Assignment, Extension, User
-from ..similar_code import TOP, similar_submits
+from ..domain import assignments as asg
+from ..domain import courses as co
+from ..domain.accounts import AccountError, Principal
+from ..core.models import Assignment, Extension, User
+from ..domain.similar_code import TOP, similar_submits
 from .deps import Context, ctx, current, instructor
 from .schemas import PROBLEM_ID, Strict, When, errors
 
@@ -126,7 +126,7 @@ def _cell(c: asg.Cell) -> CellOut:
 
 def describe(s, course, a: Assignment, who: Principal, with_scores: bool) -> AssignmentOut:
     """The assignment as ``who`` sees it: their own window and, for a learner, scores."""
-    from ..models import utcnow
+    from ..core.models import utcnow
 
     problems = asg.problems_of(s, a)
     w = asg.window(s, a, who.user_id)

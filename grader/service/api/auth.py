@@ -8,9 +8,9 @@ import time
 from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
 from sqlalchemy import select, update
 
-from ..config import Rate
-from ..accounts import Principal, end_session, new_session, new_token, verify_password
-from ..models import ApiToken, utcnow
+from ..core.config import Rate
+from ..domain.accounts import Principal, end_session, new_session, new_token, verify_password
+from ..core.models import ApiToken, utcnow
 from .deps import CSRF_COOKIE, SESSION_COOKIE, Context, ctx, current
 from .schemas import DB_INT_MAX, LoginIn, Me, TokenIn, TokenOut, errors
 

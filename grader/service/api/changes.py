@@ -23,7 +23,7 @@ from typing import Iterator
 
 from sqlalchemy import func, select
 
-from ..models import Submission
+from ..core.models import Submission
 
 log = logging.getLogger("grader.service.events")
 

@@ -14,9 +14,9 @@ from typing import Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from .. import courses as co
-from ..accounts import AccountError, Principal, change_password, use_password_link
-from ..models import Invitation
+from ..domain import courses as co
+from ..domain.accounts import AccountError, Principal, change_password, use_password_link
+from ..core.models import Invitation
 from .auth import start_session, throttle
 from .deps import Context, ctx, current, instructor
 from .schemas import DB_INT_MAX, CsvText, Me, Strict, errors

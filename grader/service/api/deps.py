@@ -9,13 +9,8 @@ from dataclasses import dataclass
 
 from fastapi import Depends, HTTPException, Request
 
-from ..accounts import (
-    Principal,
-    csrf_matches,
-    principal_from_cookie,
-    principal_from_token,
-)
-from ..config import ServiceConfig
+from ..domain.accounts import Principal, csrf_matches, principal_from_cookie, principal_from_token
+from ..core.config import ServiceConfig
 
 SESSION_COOKIE = "jaxjudge_session"
 CSRF_COOKIE = "jaxjudge_csrf"
@@ -27,7 +22,7 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 class Context:
     config: ServiceConfig
     db: object
-    workers: object  # grader.service.workers.Workers
+    workers: object  # grader.service.queue.workers.Workers
     changes: object  # .changes.Changes
 
 
@@ -70,8 +65,8 @@ def instructor(who: Principal = Depends(current)) -> Principal:
 def taught(c: Context, who: Principal, slug: str | None):
     """SQL: the course ids an instructor's request covers: ``slug`` (404 unless they teach
     it) or, without one, every course they teach."""
-    from ..courses import course_for
-    from ..trust import taught_by
+    from ..domain.courses import course_for
+    from ..domain.trust import taught_by
 
     if slug is None:
         return taught_by(who.user_id)

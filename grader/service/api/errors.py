@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..accounts import AccountError
+from ..domain.accounts import AccountError
 
 log = logging.getLogger("grader.service")
 INTERNAL = "the service failed on this request; it was logged. Try again, or tell an instructor if it persists"

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from ...problem.catalogue import content_hash
-from .. import jobs
-from ..rejudge import requeue
-from ..accounts import Principal
-from ..gradebook import course_book, gradebook, to_csv
+from ..queue import views
+from ..queue.rejudge import requeue
+from ..domain.accounts import Principal
+from ..domain.gradebook import course_book, gradebook, to_csv
 from .assignments import CellOut, ProblemWeight, ScoreRow
 from .deps import Context, ctx, instructor, taught
 from .problems import load
@@ -36,7 +36,7 @@ def course_gradebook(slug: str = Path(max_length=64), who: Principal = Depends(i
                      c: Context = Depends(ctx)):
     """A course's gradebook: each of its assignments (by due time) with every learner's
     score per problem and points, the same figures as ``/courses/{slug}/assignments/{a}/scores``."""
-    from ..courses import course_for
+    from ..domain.courses import course_for
 
     with c.db.read() as s:
         try:
@@ -85,4 +85,4 @@ def rejudge(problem_id: str = Path(max_length=64), who: Principal = Depends(inst
 @router.get("/queue", response_model=QueueOut, responses=errors(401, 403))
 def queue(who: Principal = Depends(instructor), c: Context = Depends(ctx)):
     with c.db.read() as s:
-        return QueueOut(**jobs.stats(s, c.config.stale_seconds))
+        return QueueOut(**views.stats(s, c.config.stale_seconds))

@@ -33,11 +33,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ...problem import all_problem_ids
-from .. import assignments as asg
-from .. import courses as co
-from ..lti_contexts import UNBOUND_ADVICE, Picker, bind, binding, context_title
-from ..accounts import AccountError, add_user, csrf_matches, normalize_email, principal_from_cookie
-from ..models import Assignment, Course, LtiContext, LtiLink, LtiUser, Membership, User, utcnow
+from ..domain import assignments as asg
+from ..domain import courses as co
+from ..domain.lti_contexts import UNBOUND_ADVICE, Picker, bind, binding, context_title
+from ..domain.accounts import AccountError, add_user, csrf_matches, normalize_email, principal_from_cookie
+from ..core.models import Assignment, Course, LtiContext, LtiLink, LtiUser, Membership, User, utcnow
 from .auth import start_session, throttle
 from .deps import SESSION_COOKIE, Context, ctx
 from .schemas import Strict, errors
@@ -272,7 +272,7 @@ def mount(app, config, db, workers) -> None:
     from ..lti.config import load_tool_config
     from ..lti.routes import build_router
     from ..lti.tool import LtiTool
-    from ..lti_passback import Passback
+    from ..domain.lti_passback import Passback
 
     tool_config = load_tool_config(config.lti_config)
     tickets = Tickets()

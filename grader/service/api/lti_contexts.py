@@ -1,6 +1,6 @@
 """Binding an LMS course to a judge course explicitly, and the bindings a course has:
 ``POST /lti/contexts`` (from the deep-linking picker's launch), ``GET`` and ``DELETE
-/courses/{slug}/lti-contexts``. The rule is in ``grader.service.lti_contexts``."""
+/courses/{slug}/lti-contexts``. The rule is in ``grader.service.domain.lti_contexts``."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -10,10 +10,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from .. import courses as co
-from ..accounts import Principal
-from ..lti_contexts import bind, binding
-from ..models import Course, LtiContext
+from ..domain import courses as co
+from ..domain.accounts import Principal
+from ..domain.lti_contexts import bind, binding
+from ..core.models import Course, LtiContext
 from .deps import Context, ctx, instructor
 from .schemas import DB_INT_MAX, Strict, errors
 

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends, HTTPException, Path
 from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
 from ...problem.catalogue import content_hash
 from ...judge.contract import statement_text
-from ..accounts import Principal
-from ..assignments import counts_for
+from ..domain.accounts import Principal
+from ..domain.assignments import counts_for
 from ..web.editorial import LOCKED, document, may_read
 from .deps import Context, ctx, current
 from .schemas import CountsFor, EditorialOut, Example, Limits, ProblemDetail, ProblemSummary, errors

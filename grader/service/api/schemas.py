@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from ..csv_io import MalformedCsv, read_csv
+from ..core.csv_io import MalformedCsv, read_csv
 
 PROBLEM_ID = r"^[a-z0-9][a-z0-9_]*$"
 SUBMISSION_ID = r"^[A-Za-z0-9_-]{1,32}$"  # jobs.new_id: 22 URL-safe characters

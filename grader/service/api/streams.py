@@ -16,9 +16,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import select
 
-from ..accounts import Principal
-from ..trust import submission_seen_by
-from ..models import Submission
+from ..domain.accounts import Principal
+from ..domain.trust import submission_seen_by
+from ..core.models import Submission
 from .changes import Full, Slot
 from .deps import Context, ctx, current
 from .schemas import errors

@@ -14,14 +14,14 @@ from sqlalchemy.orm import undefer
 
 from ...problem import ProblemError, all_problem_ids, load_problem, problem_folder
 from ...problem.inputs import InputError, check_input
-from .. import jobs
-from ..accounts import Principal
-from ..admission import Refused, admit
-from ..assignments import credited
-from ..trust import submission_seen_by
-from ..config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
-from ..grading import FORMAT_TYPES, render
-from ..models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
+from ..queue import views
+from ..domain.accounts import Principal
+from ..queue.admission import Refused, admit
+from ..domain.assignments import credited
+from ..domain.trust import submission_seen_by
+from ..core.config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
+from ..queue.grading import FORMAT_TYPES, render
+from ..core.models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
 from .deps import Context, ctx, current
 from .schemas import (
     PROBLEM_ID,
@@ -103,7 +103,7 @@ def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int
             raise HTTPException(404, "no such submission")
         counts = [CreditOut(course=course, assignment=slug, title=title, late=late)
                   for course, slug, title, late in credited(s, row[0].pk)]
-        return row[0], row[1], jobs.position(s, row[0]), counts
+        return row[0], row[1], views.position(s, row[0]), counts
 
 
 def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bool,

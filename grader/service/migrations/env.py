@@ -1,9 +1,9 @@
 """Alembic's environment: runs on the connection the service hands over
-(``grader.service.db.upgrade``), or on ``sqlalchemy.url`` for alembic's own CLI."""
+(``grader.service.core.db.upgrade``), or on ``sqlalchemy.url`` for alembic's own CLI."""
 from alembic import context
 from sqlalchemy import create_engine
 
-from grader.service.models import Base
+from grader.service.core.models import Base
 
 config = context.config
 target_metadata = Base.metadata

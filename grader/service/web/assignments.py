@@ -8,10 +8,10 @@ from fastapi import APIRouter, Depends, Request
 from sqlalchemy import select
 
 from ...similarity.render import region_lines
-from .. import assignments as asg
-from .. import courses as co
-from ..models import Extension, User, utcnow
-from ..similar_code import similar_submits
+from ..domain import assignments as asg
+from ..domain import courses as co
+from ..core.models import Extension, User, utcnow
+from ..domain.similar_code import similar_submits
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import all_views
 from .related import titles

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from .. import assignments as asg
-from .. import courses as co
-from ..accounts import LINK_HOURS
-from ..models import utcnow
+from ..domain import assignments as asg
+from ..domain import courses as co
+from ..domain.accounts import LINK_HOURS
+from ..core.models import utcnow
 from .pages import PageError, Viewer, ctx, current_viewer, render, viewer
 from .problem_view import all_views
 

@@ -13,8 +13,8 @@ from fastapi import APIRouter, Depends, Request
 from sqlalchemy import select
 
 from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, problem_folder
-from ..accounts import Principal
-from ..models import Submission
+from ..domain.accounts import Principal
+from ..core.models import Submission
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import statement_html
 

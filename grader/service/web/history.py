@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
-from .. import jobs, rejudge
-from ..trust import submission_seen_by
-from ..models import DETAIL_COLUMNS, Submission, User, utcnow
+from ..queue import rejudge, views
+from ..domain.trust import submission_seen_by
+from ..core.models import DETAIL_COLUMNS, Submission, User, utcnow
 from .pages import PageError, Viewer, ctx, render, viewer
 from .problem_view import all_views, problem_view
 from .related import titles
@@ -78,7 +78,7 @@ def load(request: Request, v: Viewer, sid: str) -> tuple[Submission, str, int | 
                         .options(*DETAIL_COLUMNS)).first()
         if row is None:
             raise PageError(404, "No such submission.")
-        return row[0], row[1], jobs.position(s, row[0])
+        return row[0], row[1], views.position(s, row[0])
 
 
 def _report(sub: Submission, v: Viewer, view: str):

@@ -9,11 +9,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import select
 
-from .. import jobs
-from ..courses import CourseRole, course_for, courses_of
-from ..trust import submission_seen_by, taught_by
-from ..gradebook import course_book, gradebook, to_wide_csv
-from ..models import REPORT_COLUMNS, Submission, User, utcnow
+from ..queue import views
+from ..domain.courses import CourseRole, course_for, courses_of
+from ..domain.trust import submission_seen_by, taught_by
+from ..domain.gradebook import course_book, gradebook, to_wide_csv
+from ..core.models import REPORT_COLUMNS, Submission, User, utcnow
 from .pages import HEADERS, PageError, Viewer, ctx, instructor, render
 from .problem_view import all_views
 from .related import titles
@@ -84,7 +84,7 @@ def queue_state(request: Request, v: Viewer) -> dict:
     c = ctx(request)
     mine = submission_seen_by(v.who)
     with c.db.read() as s:
-        stats = jobs.stats(s, c.config.stale_seconds)
+        stats = views.stats(s, c.config.stale_seconds)
         failures = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
             .where(Submission.verdict == "IE", mine).order_by(Submission.finished_at.desc()).limit(FAILURES_SHOWN)
@@ -92,7 +92,7 @@ def queue_state(request: Request, v: Viewer) -> dict:
         running = s.execute(
             select(Submission, User.email).join(User, User.id == Submission.user_id)
             .where(Submission.status == "running", mine).order_by(Submission.started_at)).all()
-        storage = jobs.storage_by_learner(s, v.who)
+        storage = views.storage_by_learner(s, v.who)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
                 storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()),
                 warming=c.workers.warming.pending(), warm_idle=c.config.warm_idle)

@@ -12,8 +12,8 @@ from sqlalchemy import case, func, select
 
 from ...problem import ProblemError
 from ...problem.meta import DIFFICULTIES
-from ..assignments import counts_for
-from ..models import Submission, utcnow
+from ..domain.assignments import counts_for
+from ..core.models import Submission, utcnow
 from .assignments import assignment_for
 from .custom_input import example_input
 from .editorial import editorial_open

@@ -15,7 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ... import __version__
 from ...common.verdicts import TITLES, Verdict
 from ...report.text import visible
-from ..accounts import Principal, csrf_matches, principal_from_cookie
+from ..domain.accounts import Principal, csrf_matches, principal_from_cookie
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

@@ -19,7 +19,7 @@ pytest.importorskip("jinja2", reason="the pages need the serve extra: pip instal
 from markupsafe import escape  # noqa: E402
 
 from grader.common.verdicts import Verdict  # noqa: E402
-from grader.service.gradebook import to_wide_csv  # noqa: E402
+from grader.service.domain.gradebook import to_wide_csv  # noqa: E402
 from grader.service.web.learner import safe_next  # noqa: E402
 from grader.service.web.pages import ENV  # noqa: E402
 from grader.service.web.problem_view import statement_html  # noqa: E402

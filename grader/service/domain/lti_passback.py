@@ -14,7 +14,7 @@ import time
 from sqlalchemy import select
 
 from . import assignments as asg
-from .models import Assignment, LtiLink, Submission, SubmissionCredit, utcnow
+from ..core.models import Assignment, LtiLink, Submission, SubmissionCredit, utcnow
 
 log = logging.getLogger("grader.service.lti")
 RETRIES = (1.0, 4.0, 15.0)  # seconds before each new try of a failed send
@@ -23,7 +23,7 @@ QUEUE_MAX = 10_000
 
 class Passback:
     def __init__(self, db, tool_config, transport=None) -> None:
-        from .lti.ags import AgsClient
+        from ..lti.ags import AgsClient
 
         self.db, self.client = db, AgsClient(tool_config, transport=transport)
         self.todo: queue.Queue[str | None] = queue.Queue(QUEUE_MAX)
@@ -78,8 +78,8 @@ class Passback:
         return sum(self._send(link, a, points, possible) for link, a, points, possible in sends)
 
     def _send(self, link: LtiLink, a: Assignment, points: float, possible: float) -> bool:
-        from .lti.ags import LineItemSpec, Score
-        from .lti.claims import AgsEndpoint
+        from ..lti.ags import LineItemSpec, Score
+        from ..lti.claims import AgsEndpoint
 
         endpoint = AgsEndpoint(scope=tuple(link.scope.split()), lineitems=link.lineitems, lineitem=link.lineitem)
         spec = LineItemSpec(label=a.title, score_maximum=possible, resource_link_id=link.resource_link_id,

@@ -8,7 +8,7 @@ _SANDBOX = None
 
 def grade_remote(problem, kind: str, source: str, sub_id: str, feedback: bool, strict: bool, custom_input=None):
     global _SANDBOX
-    from ..sandbox.host import Sandbox
+    from ...sandbox.host import Sandbox
     from .grading import grade_problem
 
     if _SANDBOX is None:

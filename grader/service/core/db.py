@@ -18,7 +18,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 BUSY_TIMEOUT_MS = 30_000
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
 class DatabaseError(Exception):

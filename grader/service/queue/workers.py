@@ -11,9 +11,9 @@ import time
 import uuid
 from typing import Callable
 
-from ..problem import ProblemError, find_problem
-from . import jobs
-from .config import ServiceConfig
+from ...problem import ProblemError, find_problem
+from . import jobs, reaper
+from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
 from .warming import Warming, most_used_first
@@ -41,7 +41,7 @@ class Workers:
     # -------------------------------------------------------------- life cycle
 
     def start(self) -> None:
-        jobs.register(self.db, self.instance, self.ids)
+        reaper.register(self.db, self.instance, self.ids)
         self.reaped = self.reap()
         if self.config.workers == 0:
             return
@@ -51,8 +51,8 @@ class Workers:
             self._client = Client(self.config.scheduler, timeout="30s")
             grade = self._grade_dask
         else:
-            from ..problem import all_problem_ids
-            from ..sandbox.host import Pool
+            from ...problem import all_problem_ids
+            from ...sandbox.host import Pool
 
             if self.config.warm_idle:
                 # With two workers or more, one is always free to grade.
@@ -85,7 +85,7 @@ class Workers:
             t.join(timeout=5.0)
         if not any(t.is_alive() for t in self._threads):
             try:
-                jobs.unregister(self.db, self.instance)
+                reaper.unregister(self.db, self.instance)
             except Exception:  # the database went away first; the heartbeat goes stale instead
                 log.exception("could not unregister the workers")
         if self._pool is not None:
@@ -106,12 +106,12 @@ class Workers:
     def reap(self) -> tuple[int, int]:
         c = self.config
 
-        def failed(row) -> jobs.Outcome:
+        def failed(row) -> jobs.ClaimResult:
             return ie_outcome(row.problem, row.kind, row.id,
                               f"grading did not finish in {row.attempts} attempt(s) (the worker grading it died, or "
                               f"could not record the result, each time); this is not the submission's fault")
 
-        requeued, dead, zygotes = jobs.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
+        requeued, dead, zygotes = reaper.reap(self.db, self.instance, c.stale_seconds, c.max_attempts, failed,
                                             c.quotas)
         orphans = sum(kill_group(pgid) for pgid in zygotes)
         if requeued or dead or orphans:
@@ -125,7 +125,7 @@ class Workers:
         ticks = 0
         while not self._stop.wait(self.config.heartbeat_seconds):
             try:
-                jobs.beat(self.db, self.instance)
+                reaper.beat(self.db, self.instance)
                 ticks += 1
                 if ticks % 3 == 0:
                     self.reap()
@@ -135,9 +135,9 @@ class Workers:
     def _warm_up(self, sandbox) -> None:
         """Grade one problem's reference on one public case: the zygote is then warm and
         the sandbox layers this machine offers are known before the first learner."""
-        from ..judge.request import make_request
-        from ..judge.submission import parse_source
-        from ..problem import all_problem_ids
+        from ...judge.request import make_request
+        from ...judge.submission import parse_source
+        from ...problem import all_problem_ids
 
         for pid in all_problem_ids():
             try:
@@ -159,7 +159,7 @@ class Workers:
             sandbox = self._pool.take()  # this worker's for as long as it runs
             try:
                 sandbox.start()
-                jobs.set_zygote(self.db, wid, sandbox.proc.pid)
+                reaper.set_zygote(self.db, wid, sandbox.proc.pid)
                 if self.config.warm_up and wid == self.ids[0]:
                     self._warm_up(sandbox)
             except Exception:
@@ -193,12 +193,12 @@ class Workers:
                 self.on_change(job.id)
                 self._ready.add(wid)
                 if sandbox is not None and sandbox.proc is not None and sandbox.proc.pid != zygote:
-                    jobs.set_zygote(self.db, wid, sandbox.proc.pid)  # the sandbox restarted its zygote
+                    reaper.set_zygote(self.db, wid, sandbox.proc.pid)  # the sandbox restarted its zygote
         finally:
             if sandbox is not None:
                 self._pool.give(sandbox)
 
-    def _give_up_or_release(self, job: jobs.Job, wid: str, exc: Exception) -> None:
+    def _give_up_or_release(self, job: jobs.Claim, wid: str, exc: Exception) -> None:
         """A claimed row that could not be finished used an attempt, whatever raised: past
         the last one it is IE with the reason (the learner is not charged); before it, it
         goes back to its place in line. Should even the IE not be written, the row is
@@ -218,7 +218,7 @@ class Workers:
                 if self._stop.wait(2.0):
                     return
 
-    def _run(self, wid: str, job: jobs.Job, grade: Callable | None, sandbox) -> None:
+    def _run(self, wid: str, job: jobs.Claim, grade: Callable | None, sandbox) -> None:
         c = self.config
         try:
             problem = find_problem(job.problem)
@@ -249,7 +249,7 @@ class Workers:
         if not jobs.finish(self.db, job, wid, outcome, c.quotas, sandbox):
             log.warning("worker %s lost its claim on %s; its result was discarded", wid, job.id)
 
-    def _grade_dask(self, problem, job: jobs.Job) -> jobs.Outcome:
+    def _grade_dask(self, problem, job: jobs.Claim) -> jobs.ClaimResult:
         from .remote import grade_remote
 
         c = self.config

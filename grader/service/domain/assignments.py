@@ -18,10 +18,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError
-from .csv_io import write_csv
-from .models import (Assignment, AssignmentProblem, Course, Extension, LtiLink, Membership, Submission,
-                     SubmissionCredit, User, utcnow)
-from .ratelimit import Refused
+from ..core.csv_io import write_csv
+from ..core.models import (
+    Assignment,
+    AssignmentProblem,
+    Course,
+    Extension,
+    LtiLink,
+    Membership,
+    Submission,
+    SubmissionCredit,
+    User,
+    utcnow,
+)
+from ..core.ratelimit import Refused
 
 MAX_PROBLEMS = 50
 

@@ -16,7 +16,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError, Principal, add_user, digest, new_password_link, normalize_email
-from .models import Course, Invitation, Membership, RosterInvitation, User, utcnow
+from ..core.models import Course, Invitation, Membership, RosterInvitation, User, utcnow
 from .trust import check_reset
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}[a-z0-9]$")
@@ -192,7 +192,7 @@ def members(session: Session, course: Course) -> list[Member]:
 
 
 def roster_csv(rows: list[Member]) -> str:
-    from .csv_io import write_csv
+    from ..core.csv_io import write_csv
 
     return write_csv(["email", "role", "joined_at", "has_password"],
                      ([m.email, m.role, m.joined_at, "yes" if m.has_password else "no"] for m in rows))
@@ -203,7 +203,7 @@ def parse_roster(text: str) -> list[tuple[str, str]]:
     learner, the default, or instructor); a wrong row is named by its line in the file.
     Any line ending is read; a text ``csv_io.read_csv`` cannot read (a field longer than
     its bound) is refused like a wrong row (the API refuses it earlier, as a 422)."""
-    from .csv_io import MalformedCsv, read_csv
+    from ..core.csv_io import MalformedCsv, read_csv
 
     try:
         rows = read_csv(text)

@@ -14,7 +14,7 @@ from datetime import timedelta
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from .models import DEFAULT_COURSE, ApiToken, Course, Membership, PasswordLink, User, WebSession, utcnow
+from ..core.models import DEFAULT_COURSE, ApiToken, Course, Membership, PasswordLink, User, WebSession, utcnow
 
 TOKEN_PREFIX = "jjt_"  # lets secret scanners recognise a leaked token
 EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")

@@ -24,7 +24,7 @@ from sqlalchemy import ColumnElement, Select, and_, exists, or_, select
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError, Principal
-from .models import Assignment, Membership, Submission, SubmissionCredit, User
+from ..core.models import Assignment, Membership, Submission, SubmissionCredit, User
 
 
 def taught_by(user_id: int) -> Select:

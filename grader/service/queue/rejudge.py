@@ -6,10 +6,10 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
-from .accounts import Principal
-from .trust import submission_seen_by
+from ..domain.accounts import Principal
+from ..domain.trust import submission_seen_by
 from .jobs import REJUDGE
-from .models import Submission, utcnow
+from ..core.models import Submission, utcnow
 
 
 def rejudge_where(problem: str, version: str, who: Principal, every: bool) -> list:

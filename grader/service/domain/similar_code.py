@@ -8,10 +8,10 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..problem import ProblemError, find_problem
-from ..similarity import Report, Source, SourceSet, compare, starter_texts
-from .models import Assignment, AssignmentProblem, Membership, SubmissionCredit, User
-from .models import Submission as Row
+from ...problem import ProblemError, find_problem
+from ...similarity import Report, Source, SourceSet, compare, starter_texts
+from ..core.models import Assignment, AssignmentProblem, Membership, SubmissionCredit, User
+from ..core.models import Submission as Row
 
 TOP = 50  # pairs listed with their regions; the report counts every pair it found
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from . import courses as co
-from .models import Course, LtiContext, utcnow
+from ..core.models import Course, LtiContext, utcnow
 
 UNBOUND_ADVICE = ("An LMS course reaches a judge course only once an instructor of that judge course has linked "
                   "the two: from this LMS course, they add the judge with the LMS's activity or content picker "

@@ -14,12 +14,12 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from . import jobs
-from .accounts import Principal
-from .assignments import credits_for
-from .config import Quotas
-from .models import Submission, User, utcnow
-from .ratelimit import Refused, take
+from . import jobs, views
+from ..domain.accounts import Principal
+from ..domain.assignments import credits_for
+from ..core.config import Quotas
+from ..core.models import Submission, User, utcnow
+from ..core.ratelimit import Refused, take
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Admitted:
 
 
 def _estimate_wait(s: Session, ahead: int, workers: int) -> float:
-    per_job = jobs.recent_grade_seconds(s) or 2.0
+    per_job = views.recent_grade_seconds(s) or 2.0
     return min(300.0, max(1.0, ahead * per_job / max(1, workers)))
 
 
@@ -50,18 +50,18 @@ def admit(db, who: Principal, problem: str, kind: str, source: str, key: str | N
                         (problem, kind, sha, custom_input):
                     raise Refused(422, "Idempotency-Key: already used for a different submission")
                 return Admitted(earlier, False)
-        depth = jobs.depth(s)
+        depth = views.depth(s)
         if depth >= limits.queue_cap:
             raise Refused(503, f"the queue is full ({depth} waiting); try again later",
                           _estimate_wait(s, depth - limits.queue_cap + 1, workers))
         if not who.instructor:
-            pending = jobs.pending(s, who.user_id)
+            pending = views.pending(s, who.user_id)
             if pending >= limits.pending_per_learner:
                 raise Refused(429, f"you have {pending} submission(s) waiting; at most "
                                    f"{limits.pending_per_learner} may wait at once", _estimate_wait(s, 1, workers))
-            used, oldest = jobs.stored_today(s, who.user_id)
+            used, oldest = views.stored_today(s, who.user_id)
             if used >= limits.storage_per_day:
-                wait = (oldest + jobs.DAY - utcnow()).total_seconds() if oldest else 3600.0
+                wait = (oldest + views.DAY - utcnow()).total_seconds() if oldest else 3600.0
                 raise Refused(429, f"storage limit: your submissions of the last 24 hours store "
                                    f"{used / 2**20:.1f} MiB, at most {limits.storage_per_day / 2**20:.0f} MiB; "
                                    "try again later", max(60.0, wait))

@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session
 
 from . import assignments as asg
 from .accounts import Principal
-from .csv_io import spreadsheet_safe as spreadsheet_safe  # its old home; every CSV goes through write_csv
-from .csv_io import write_csv
-from .models import Assignment, AssignmentProblem, Course, Membership, Submission, User
+from ..core.csv_io import spreadsheet_safe as spreadsheet_safe  # its old home; every CSV goes through write_csv
+from ..core.csv_io import write_csv
+from ..core.models import Assignment, AssignmentProblem, Course, Membership, Submission, User
 from .trust import submission_seen_by
 
 COLUMNS = ["learner", "problem", "best_verdict", "best_passed", "best_total", "best_id", "best_problem_version",

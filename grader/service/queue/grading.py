@@ -9,15 +9,15 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..common.verdicts import Verdict
-from ..problem import Problem, ProblemError, find_problem
-from ..report.model import CaseReport, CheckLine, Report
-from ..report.stored import bound_report
-from .jobs import Outcome
+from ... import __version__
+from ...common.verdicts import Verdict
+from ...problem import Problem, ProblemError, find_problem
+from ...report.model import CaseReport, CheckLine, Report
+from ...report.stored import bound_report
+from .jobs import ClaimResult
 
 if TYPE_CHECKING:
-    from ..sandbox.host import Sandbox
+    from ...sandbox.host import Sandbox
 
 
 def submission_name(sub_id: str) -> str:
@@ -27,15 +27,15 @@ def submission_name(sub_id: str) -> str:
 def feedback_for(enabled: bool):
     if not enabled:
         return None
-    from ..judge.feedback import Feedback
+    from ...judge.feedback import Feedback
 
     return Feedback(hints=True, counterexample=True)
 
 
 def grade_problem(problem: Problem, kind: str, source: str, sub_id: str, sandbox: "Sandbox", feedback: bool,
-                  strict: bool, custom_input: Any = None) -> Outcome:
-    from ..judge.pipeline import grade
-    from ..judge.submission import parse_source
+                  strict: bool, custom_input: Any = None) -> ClaimResult:
+    from ...judge.pipeline import grade
+    from ...judge.submission import parse_source
 
     sub = parse_source(source, submission_name(sub_id))
     if kind == "custom":
@@ -46,9 +46,9 @@ def grade_problem(problem: Problem, kind: str, source: str, sub_id: str, sandbox
     return _outcome(problem, graded.report, graded.full_report())
 
 
-def _custom(problem: Problem, sub, raw_input: Any, sandbox: "Sandbox") -> Outcome:
-    from ..judge.custom import custom_run
-    from ..problem.inputs import InputError
+def _custom(problem: Problem, sub, raw_input: Any, sandbox: "Sandbox") -> ClaimResult:
+    from ...judge.custom import custom_run
+    from ...problem.inputs import InputError
 
     try:
         report = custom_run(problem, sub, raw_input, sandbox)
@@ -59,18 +59,18 @@ def _custom(problem: Problem, sub, raw_input: Any, sandbox: "Sandbox") -> Outcom
     return _outcome(problem, report, report)
 
 
-def _outcome(problem: Problem, report: Report, full: Report) -> Outcome:
+def _outcome(problem: Problem, report: Report, full: Report) -> ClaimResult:
     inputs = {".".join(i.path): i.dtype or i.kind for i in problem.meta.inputs}
     outputs = {".".join(o.path): o.dtype for o in problem.meta.outputs}
     learner, stored_full = (bound_report(r.to_json(), inputs, outputs) for r in (report, full))
-    return Outcome(report.verdict, report.passed, report.total, learner, stored_full, report.problem_version,
+    return ClaimResult(report.verdict, report.passed, report.total, learner, stored_full, report.problem_version,
                    report.judge_version)
 
 
-def ie_outcome(problem_id: str, kind: str, sub_id: str, message: str) -> Outcome:
+def ie_outcome(problem_id: str, kind: str, sub_id: str, message: str) -> ClaimResult:
     """An IE result written by the service itself (the grading kept dying, or the
     problem is gone): the same report shape as the judge's own IE."""
-    from ..problem.catalogue import content_hash
+    from ...problem.catalogue import content_hash
 
     total, version = 0, ""
     try:
@@ -83,7 +83,7 @@ def ie_outcome(problem_id: str, kind: str, sub_id: str, message: str) -> Outcome
                     verdict_title=Verdict.IE.title, reason="judge", message=message, total=total,
                     problem_version=version, judge_version=__version__)
     doc = report.to_json()
-    return Outcome("IE", 0, total, doc, doc, version, __version__)
+    return ClaimResult("IE", 0, total, doc, doc, version, __version__)
 
 
 def _known(cls, data: dict) -> dict:
@@ -105,6 +105,6 @@ FORMAT_TYPES = {"json": "application/json", "junit": "application/xml", "gradesc
 
 
 def render(data: dict, fmt: str) -> str:
-    from ..report.formats import FORMATS
+    from ...report.formats import FORMATS
 
     return FORMATS[fmt](report_from_json(data))

@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from typing import Iterator
 from sqlalchemy import func, select
 
-from ..authoring.warm import PHASES, Phase, Step, steps
-from ..problem import ProblemError, find_problem
-from .models import Submission
+from ...authoring.warm import PHASES, Phase, Step, steps
+from ...problem import ProblemError, find_problem
+from ..core.models import Submission
 
 log = logging.getLogger("grader.service")
 
