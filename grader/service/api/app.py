@@ -15,7 +15,7 @@ from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
 from . import assignments, auth, courses, errors, instructor, lti, lti_contexts, problems, streams, submissions
 from .changes import Changes
-from .deps import CSRF_COOKIE, SESSION_COOKIE, Context
+from .deps import CSRF_COOKIE, SESSION_COOKIE, AppContext
 from .docs import add_docs
 from .errors import NulGuard
 from .headers import SecurityHeaders
@@ -109,7 +109,7 @@ def create_app(config: ServiceConfig, db, workers) -> FastAPI:
                   description="Grade JAX submissions: Run (public cases, full feedback) and Submit (every case, "
                               "hidden ones reduced). Authenticate with a bearer token or a session cookie.")
     changes = Changes(db)
-    app.state.ctx = Context(config, db, workers, changes)
+    app.state.ctx = AppContext(config, db, workers, changes)
 
     errors.install(app)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -20,7 +20,7 @@ from ..domain import courses as co
 from ..domain.accounts import AccountError, Principal
 from ..core.models import Assignment, Extension, User
 from ..domain.similar_code import TOP, similar_submits
-from .deps import Context, ctx, current, instructor
+from .deps import ContextDep, CurrentInstructor, CurrentUser
 from .schemas import PROBLEM_ID, Strict, When, errors
 
 router = APIRouter(tags=["assignments"])
@@ -145,7 +145,7 @@ def describe(s, course, a: Assignment, who: Principal, with_scores: bool) -> Ass
 
 @router.post("/courses/{slug}/assignments", response_model=AssignmentOut, status_code=201,
              responses=errors(400, 401, 403, 404, 422))
-def create(body: AssignmentIn, slug: str = SLUG, who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def create(body: AssignmentIn, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.write() as s:
         course = _course(s, who, slug, teach=True)
         try:
@@ -159,8 +159,8 @@ def create(body: AssignmentIn, slug: str = SLUG, who: Principal = Depends(instru
 
 @router.put("/courses/{slug}/assignments/{assignment}", response_model=AssignmentOut,
             responses=errors(400, 401, 403, 404, 422))
-def change(body: AssignmentChange, slug: str = SLUG, assignment: str = Path(max_length=64),
-           who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def change(body: AssignmentChange, who: CurrentInstructor, c: ContextDep, slug: str = SLUG,
+           assignment: str = Path(max_length=64)):
     """Replace everything but the slug (times, late policy, credit, problems and weights)
     by the rules of creating one. Scores follow at once; a Submit keeps its late mark."""
     with c.db.write() as s:
@@ -178,8 +178,7 @@ def change(body: AssignmentChange, slug: str = SLUG, assignment: str = Path(max_
 
 @router.delete("/courses/{slug}/assignments/{assignment}", status_code=204,
                responses=errors(401, 403, 404, 409, 422))
-def remove(slug: str = SLUG, assignment: str = Path(max_length=64), who: Principal = Depends(instructor),
-           c: Context = Depends(ctx)):
+def remove(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64)):
     """Delete an assignment nothing depends on yet; 409 once a Submit was made for it or
     an LMS launched it (close it by its times instead)."""
     with c.db.write() as s:
@@ -192,15 +191,14 @@ def remove(slug: str = SLUG, assignment: str = Path(max_length=64), who: Princip
 
 
 @router.get("/courses/{slug}/assignments", response_model=list[AssignmentOut], responses=errors(401, 404))
-def listing(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def listing(who: CurrentUser, c: ContextDep, slug: str = SLUG):
     with c.db.read() as s:
         course = _course(s, who, slug, teach=False)
         return [describe(s, course, a, who, with_scores=True) for a in asg.of_course(s, course)]
 
 
 @router.get("/courses/{slug}/assignments/{assignment}", response_model=AssignmentOut, responses=errors(401, 404))
-def read(slug: str = SLUG, assignment: str = Path(max_length=64), who: Principal = Depends(current),
-         c: Context = Depends(ctx)):
+def read(who: CurrentUser, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64)):
     with c.db.read() as s:
         course = _course(s, who, slug, teach=False)
         return describe(s, course, _assignment(s, course, assignment), who, with_scores=True)
@@ -214,8 +212,8 @@ def _extension_out(s, ext: Extension) -> ExtensionOut:
 
 @router.post("/courses/{slug}/assignments/{assignment}/extensions", response_model=ExtensionOut,
              responses=errors(400, 401, 403, 404, 422))
-def extend(body: ExtensionIn, slug: str = SLUG, assignment: str = Path(max_length=64),
-           who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def extend(body: ExtensionIn, who: CurrentInstructor, c: ContextDep, slug: str = SLUG,
+           assignment: str = Path(max_length=64)):
     """One learner's own due time (and late window), replacing an earlier one; the
     gradebook shows it, and who gave it."""
     with c.db.write() as s:
@@ -236,8 +234,7 @@ def extend(body: ExtensionIn, slug: str = SLUG, assignment: str = Path(max_lengt
 
 @router.get("/courses/{slug}/assignments/{assignment}/extensions", response_model=list[ExtensionOut],
             responses=errors(401, 403, 404))
-def extensions(slug: str = SLUG, assignment: str = Path(max_length=64), who: Principal = Depends(instructor),
-               c: Context = Depends(ctx)):
+def extensions(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64)):
     with c.db.read() as s:
         a = _assignment(s, _course(s, who, slug, teach=True), assignment)
         rows = s.scalars(select(Extension).where(Extension.assignment_id == a.id)).all()
@@ -246,9 +243,9 @@ def extensions(slug: str = SLUG, assignment: str = Path(max_length=64), who: Pri
 
 @router.get("/courses/{slug}/assignments/{assignment}/scores", response_model=list[ScoreRow],
             responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
-def scores(slug: str = SLUG, assignment: str = Path(max_length=64), format: Literal["json", "csv"] = "json",
-           layout: Literal["plain", "canvas", "moodle"] = Query("plain", description="csv: whose import layout"),
-           who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def scores(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64),
+           format: Literal["json", "csv"] = "json",
+           layout: Literal["plain", "canvas", "moodle"] = Query("plain", description="csv: whose import layout")):
     """Every learner of the course: their best counted Submit per problem, and points."""
     with c.db.read() as s:
         a = _assignment(s, _course(s, who, slug, teach=True), assignment)
@@ -262,10 +259,9 @@ def scores(slug: str = SLUG, assignment: str = Path(max_length=64), format: Lite
 
 @router.get("/courses/{slug}/assignments/{assignment}/similar", response_model=Report,
             responses=errors(401, 403, 404, 422))
-def similar(slug: str = SLUG, assignment: str = Path(max_length=64),
+def similar(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64),
             problem: str = Query(max_length=64, pattern=PROBLEM_ID, description="one of the assignment's problems"),
-            top: int = Query(TOP, ge=1, le=200, description="pairs listed with their matching regions"),
-            who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+            top: int = Query(TOP, ge=1, le=200, description="pairs listed with their matching regions")):
     """Pairs of the course's learners whose final Submits for this assignment's problem
     share the most code (renaming and reformatting do not hide it; the starter code does
     not count), best first, with the matching line ranges. For a person to read, never a

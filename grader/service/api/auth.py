@@ -5,13 +5,13 @@ from __future__ import annotations
 import threading
 import time
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Request, Response
 from sqlalchemy import select, update
 
 from ..core.config import Rate
-from ..domain.accounts import Principal, end_session, new_session, new_token, verify_password
+from ..domain.accounts import end_session, new_session, new_token, verify_password
 from ..core.models import ApiToken, utcnow
-from .deps import CSRF_COOKIE, SESSION_COOKIE, Context, ctx, current
+from .deps import CSRF_COOKIE, SESSION_COOKIE, AppContext, ContextDep, CurrentUser
 from .schemas import DB_INT_MAX, LoginIn, Me, TokenIn, TokenOut, errors
 
 router = APIRouter(tags=["accounts"])
@@ -42,7 +42,7 @@ class _LoginBuckets:
 _LOGINS = _LoginBuckets()
 
 
-def throttle(request: Request, c: Context) -> None:
+def throttle(request: Request, c: AppContext) -> None:
     """Login-like requests (a password or a one-time secret is tried) share one bucket
     per client address (``--login-limit``)."""
     wait = _LOGINS.take(request.client.host if request.client else "?", c.config.quotas.login)
@@ -50,7 +50,7 @@ def throttle(request: Request, c: Context) -> None:
         raise HTTPException(429, "too many attempts; wait", headers={"Retry-After": str(int(wait) + 1)})
 
 
-def start_session(s, user, request: Request, response: Response, c: Context) -> Me:
+def start_session(s, user, request: Request, response: Response, c: AppContext) -> Me:
     """A new browser session for ``user``: its cookie and CSRF cookie set on ``response``."""
     cookie, csrf = new_session(s, user, c.config.session_hours)
     secure = request.url.scheme == "https"
@@ -62,7 +62,7 @@ def start_session(s, user, request: Request, response: Response, c: Context) -> 
 
 
 @router.post("/auth/login", response_model=Me, responses=errors(400, 401, 422, 429))
-def login(body: LoginIn, request: Request, response: Response, c: Context = Depends(ctx)):
+def login(body: LoginIn, request: Request, response: Response, c: ContextDep):
     throttle(request, c)
     with c.db.write() as s:
         user = verify_password(s, body.email, body.password)
@@ -72,7 +72,7 @@ def login(body: LoginIn, request: Request, response: Response, c: Context = Depe
 
 
 @router.post("/auth/logout", status_code=204, responses=errors(401, 403))
-def logout(response: Response, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def logout(response: Response, who: CurrentUser, c: ContextDep):
     if who.session_id is not None:
         with c.db.write() as s:
             end_session(s, who.session_id)
@@ -83,7 +83,7 @@ def logout(response: Response, who: Principal = Depends(current), c: Context = D
 
 
 @router.get("/me", response_model=Me, responses=errors(401))
-def me(who: Principal = Depends(current)):
+def me(who: CurrentUser):
     return Me(email=who.email, role=who.role)
 
 
@@ -93,21 +93,21 @@ def _token_out(t: ApiToken, secret: str | None = None) -> TokenOut:
 
 
 @router.post("/tokens", response_model=TokenOut, status_code=201, responses=errors(400, 401, 403, 422))
-def create_token(body: TokenIn, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def create_token(body: TokenIn, who: CurrentUser, c: ContextDep):
     with c.db.write() as s:
         row, secret = new_token(s, who.user_id, body.name)
         return _token_out(row, secret)
 
 
 @router.get("/tokens", response_model=list[TokenOut], responses=errors(401))
-def tokens(who: Principal = Depends(current), c: Context = Depends(ctx)):
+def tokens(who: CurrentUser, c: ContextDep):
     with c.db.read() as s:
         rows = s.scalars(select(ApiToken).where(ApiToken.user_id == who.user_id).order_by(ApiToken.id)).all()
     return [_token_out(t) for t in rows]
 
 
 @router.delete("/tokens/{token_id}", status_code=204, responses=errors(401, 403, 404, 422))
-def revoke(token_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(current), c: Context = Depends(ctx)):
+def revoke(who: CurrentUser, c: ContextDep, token_id: int = Path(ge=1, le=DB_INT_MAX)):
     with c.db.write() as s:
         n = s.execute(update(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == who.user_id,
                                              ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())).rowcount

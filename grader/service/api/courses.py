@@ -11,14 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from ..domain import courses as co
 from ..domain.accounts import AccountError, Principal, change_password, use_password_link
 from ..core.models import Invitation
 from .auth import start_session, throttle
-from .deps import Context, ctx, current, instructor
+from .deps import ContextDep, CurrentInstructor, CurrentUser
 from .schemas import DB_INT_MAX, CsvText, Me, Strict, errors
 
 router = APIRouter(tags=["courses"])
@@ -121,7 +121,7 @@ def _taught(s, who: Principal, slug: str):
 
 
 @router.post("/courses", response_model=CourseOut, status_code=201, responses=errors(400, 401, 403, 422))
-def create(body: CourseIn, who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def create(body: CourseIn, who: CurrentInstructor, c: ContextDep):
     with c.db.write() as s:
         try:
             course = co.create_course(s, who, body.slug, body.title)
@@ -131,7 +131,7 @@ def create(body: CourseIn, who: Principal = Depends(instructor), c: Context = De
 
 
 @router.get("/courses", response_model=list[CourseOut], responses=errors(401))
-def mine(who: Principal = Depends(current), c: Context = Depends(ctx)):
+def mine(who: CurrentUser, c: ContextDep):
     with c.db.read() as s:
         return [CourseOut(slug=r.slug, title=r.title, role=r.role) for r in co.courses_of(s, who.user_id)]
 
@@ -144,8 +144,7 @@ def _invitation_out(row: Invitation, code: str | None = None, link: str | None =
 
 @router.post("/courses/{slug}/invitations", response_model=InvitationOut, status_code=201,
              responses=errors(400, 401, 403, 404, 422))
-def invite(body: InvitationIn, request: Request, slug: str = SLUG, who: Principal = Depends(instructor),
-           c: Context = Depends(ctx)):
+def invite(body: InvitationIn, request: Request, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.write() as s:
         course = _taught(s, who, slug)
         try:
@@ -156,14 +155,13 @@ def invite(body: InvitationIn, request: Request, slug: str = SLUG, who: Principa
 
 
 @router.get("/courses/{slug}/invitations", response_model=list[InvitationOut], responses=errors(401, 403, 404))
-def invitation_list(slug: str = SLUG, who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def invitation_list(who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.read() as s:
         return [_invitation_out(r) for r in co.invitations(s, _taught(s, who, slug))]
 
 
 @router.delete("/courses/{slug}/invitations/{invitation_id}", status_code=204, responses=errors(401, 403, 404, 422))
-def revoke(slug: str = SLUG, invitation_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(instructor),
-           c: Context = Depends(ctx)):
+def revoke(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, invitation_id: int = Path(ge=1, le=DB_INT_MAX)):
     with c.db.write() as s:
         if not co.revoke_invitation(s, _taught(s, who, slug), invitation_id):
             raise HTTPException(404, "no such invitation (or it is revoked already)")
@@ -171,7 +169,7 @@ def revoke(slug: str = SLUG, invitation_id: int = Path(ge=1, le=DB_INT_MAX), who
 
 
 @router.post("/invitations/check", response_model=InvitationInfo, responses=errors(400, 422, 429))
-def check(body: CodeIn, request: Request, c: Context = Depends(ctx)):
+def check(body: CodeIn, request: Request, c: ContextDep):
     """What an invitation is for, before one signs up with it (no account needed)."""
     throttle(request, c)
     with c.db.read() as s:
@@ -183,7 +181,7 @@ def check(body: CodeIn, request: Request, c: Context = Depends(ctx)):
 
 
 @router.post("/signup", response_model=Me, status_code=201, responses=errors(400, 422, 429))
-def sign_up(body: SignUpIn, request: Request, response: Response, c: Context = Depends(ctx)):
+def sign_up(body: SignUpIn, request: Request, response: Response, c: ContextDep):
     """A new account from an invitation; it is logged in at once (session cookies)."""
     throttle(request, c)
     with c.db.write() as s:
@@ -195,7 +193,7 @@ def sign_up(body: SignUpIn, request: Request, response: Response, c: Context = D
 
 
 @router.post("/join", response_model=CourseOut, responses=errors(400, 401, 403, 422, 429))
-def join(body: CodeIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def join(body: CodeIn, request: Request, who: CurrentUser, c: ContextDep):
     """Your account joins the invitation's course (a member already: nothing changes)."""
     throttle(request, c)
     with c.db.write() as s:
@@ -214,7 +212,7 @@ class PasswordChangedOut(BaseModel):
 
 
 @router.post("/auth/password", response_model=PasswordChangedOut, responses=errors(400, 401, 403, 422, 429))
-def password(body: PasswordIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def password(body: PasswordIn, request: Request, who: CurrentUser, c: ContextDep):
     """Change your password (the current one first): your other sessions end, every
     one-time link made for your account stops working, your API tokens stay."""
     throttle(request, c)
@@ -233,7 +231,7 @@ def password(body: PasswordIn, request: Request, who: Principal = Depends(curren
 
 
 @router.post("/auth/password-link", response_model=Me, responses=errors(400, 422, 429))
-def password_link(body: PasswordLinkIn, request: Request, response: Response, c: Context = Depends(ctx)):
+def password_link(body: PasswordLinkIn, request: Request, response: Response, c: ContextDep):
     """Set a password with a one-time link's secret; logged in at once. Every older
     session ends and every API token of the account is revoked."""
     throttle(request, c)
@@ -247,8 +245,7 @@ def password_link(body: PasswordLinkIn, request: Request, response: Response, c:
 
 @router.get("/courses/{slug}/members", response_model=list[MemberOut],
             responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
-def members(slug: str = SLUG, format: Literal["json", "csv"] = Query("json"), who: Principal = Depends(instructor),
-            c: Context = Depends(ctx)):
+def members(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, format: Literal["json", "csv"] = Query("json")):
     with c.db.read() as s:
         rows = co.members(s, _taught(s, who, slug))
     if format == "csv":
@@ -258,8 +255,7 @@ def members(slug: str = SLUG, format: Literal["json", "csv"] = Query("json"), wh
 
 
 @router.post("/courses/{slug}/roster", response_model=list[ImportedOut], responses=errors(400, 401, 403, 404, 422))
-def roster(body: RosterIn, request: Request, slug: str = SLUG, who: Principal = Depends(instructor),
-           c: Context = Depends(ctx)):
+def roster(body: RosterIn, request: Request, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     """A new address gets an account in the course and a set-password link (shown here
     once: no mail is sent); an existing account is invited, and joins when its holder
     accepts (``POST /me/invitations/{slug}``). One wrong row refuses the whole file."""
@@ -273,8 +269,7 @@ def roster(body: RosterIn, request: Request, slug: str = SLUG, who: Principal = 
 
 
 @router.delete("/courses/{slug}/members/{user_id}", status_code=204, responses=errors(400, 401, 403, 404, 422))
-def remove(slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX), who: Principal = Depends(instructor),
-           c: Context = Depends(ctx)):
+def remove(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX)):
     """The membership ends; the account and its submissions stay."""
     with c.db.write() as s:
         try:
@@ -288,8 +283,8 @@ def remove(slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX), who: Prin
 
 @router.post("/courses/{slug}/members/{user_id}/reset-link", response_model=LinkOut,
              responses=errors(400, 401, 403, 404, 422))
-def reset(request: Request, slug: str = SLUG, user_id: int = Path(ge=1, le=DB_INT_MAX),
-          who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def reset(request: Request, who: CurrentInstructor, c: ContextDep, slug: str = SLUG,
+          user_id: int = Path(ge=1, le=DB_INT_MAX)):
     """A one-time link (a day) that sets a learner's password; earlier ones stop working.
     Refused (400, saying the rule) for an instructor's account and for an account that is
     also in a course you do not teach."""
@@ -311,14 +306,14 @@ class PendingOut(BaseModel):
 
 
 @router.get("/me/invitations", response_model=list[PendingOut], responses=errors(401))
-def my_invitations(who: Principal = Depends(current), c: Context = Depends(ctx)):
+def my_invitations(who: CurrentUser, c: ContextDep):
     """The courses whose roster named your account, waiting for your answer."""
     with c.db.read() as s:
         return [PendingOut(**vars(p)) for p in co.pending(s, who.user_id)]
 
 
 @router.post("/me/invitations/{slug}", response_model=CourseOut, responses=errors(401, 403, 404, 422))
-def accept_invitation(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def accept_invitation(who: CurrentUser, c: ContextDep, slug: str = SLUG):
     """Accept: your account joins the course in the role the roster gave it."""
     with c.db.write() as s:
         try:
@@ -330,7 +325,7 @@ def accept_invitation(slug: str = SLUG, who: Principal = Depends(current), c: Co
 
 
 @router.delete("/me/invitations/{slug}", status_code=204, responses=errors(401, 403, 404, 422))
-def decline_invitation(slug: str = SLUG, who: Principal = Depends(current), c: Context = Depends(ctx)):
+def decline_invitation(who: CurrentUser, c: ContextDep, slug: str = SLUG):
     """Decline: the course's instructors see nothing more of your account."""
     with c.db.write() as s:
         try:

@@ -6,6 +6,7 @@ so every unsafe method that rides on one must echo the session's CSRF token in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, HTTPException, Request
 
@@ -18,15 +19,24 @@ CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
+if TYPE_CHECKING:  # the app builds them; a route only reads them
+    from ..core.db import Database
+    from ..queue.workers import Workers
+    from .changes import Changes
+
+
 @dataclass
-class Context:
+class AppContext:
+    """What every request may use: the configuration, the database, the workers and the
+    watcher of finished rows that the event streams share."""
+
     config: ServiceConfig
-    db: object
-    workers: object  # grader.service.queue.workers.Workers
-    changes: object  # .changes.Changes
+    db: Database
+    workers: Workers
+    changes: Changes
 
 
-def ctx(request: Request) -> Context:
+def ctx(request: Request) -> AppContext:
     return request.app.state.ctx
 
 
@@ -34,7 +44,7 @@ def _unauthorized(message: str) -> HTTPException:
     return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def current(request: Request, c: Context = Depends(ctx)) -> Principal:
+def current(request: Request, c: Annotated[AppContext, Depends(ctx)]) -> Principal:
     auth = request.headers.get("authorization")
     if auth is not None:
         scheme, _, secret = auth.partition(" ")
@@ -56,13 +66,13 @@ def current(request: Request, c: Context = Depends(ctx)) -> Principal:
     raise _unauthorized("log in (POST /api/v1/auth/login) or send 'Authorization: Bearer <token>'")
 
 
-def instructor(who: Principal = Depends(current)) -> Principal:
+def instructor(who: Annotated[Principal, Depends(current)]) -> Principal:
     if not who.instructor:
         raise HTTPException(403, "instructors only")
     return who
 
 
-def taught(c: Context, who: Principal, slug: str | None):
+def taught(c: AppContext, who: Principal, slug: str | None):
     """SQL: the course ids an instructor's request covers: ``slug`` (404 unless they teach
     it) or, without one, every course they teach."""
     from ..domain.courses import course_for
@@ -75,3 +85,11 @@ def taught(c: Context, who: Principal, slug: str | None):
             return [course_for(s, who, slug, teach=True).id]
         except LookupError:
             raise HTTPException(404, "no such course") from None
+
+
+# The dependencies routes declare, as FastAPI's Annotated aliases: ``c: ContextDep``,
+# ``who: CurrentUser`` (any account; 401 without one), ``who: CurrentInstructor`` (403 for
+# a learner).
+ContextDep = Annotated[AppContext, Depends(ctx)]
+CurrentUser = Annotated[Principal, Depends(current)]
+CurrentInstructor = Annotated[Principal, Depends(instructor)]

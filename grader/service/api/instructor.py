@@ -6,16 +6,15 @@ import json
 from datetime import datetime
 from typing import Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from ...problem.catalogue import content_hash
 from ..queue import views
 from ..queue.rejudge import requeue
-from ..domain.accounts import Principal
 from ..domain.gradebook import course_book, gradebook, to_csv
 from .assignments import CellOut, ProblemWeight, ScoreRow
-from .deps import Context, ctx, instructor, taught
+from .deps import ContextDep, CurrentInstructor, taught
 from .problems import load
 from .schemas import PROBLEM_ID, QueueOut, RejudgeOut, errors
 
@@ -32,8 +31,7 @@ class AssignmentScoresOut(BaseModel):
 
 
 @router.get("/courses/{slug}/gradebook", response_model=list[AssignmentScoresOut], responses=errors(401, 403, 404))
-def course_gradebook(slug: str = Path(max_length=64), who: Principal = Depends(instructor),
-                     c: Context = Depends(ctx)):
+def course_gradebook(who: CurrentInstructor, c: ContextDep, slug: str = Path(max_length=64)):
     """A course's gradebook: each of its assignments (by due time) with every learner's
     score per problem and points, the same figures as ``/courses/{slug}/assignments/{a}/scores``."""
     from ..domain.courses import course_for
@@ -55,8 +53,7 @@ def course_gradebook(slug: str = Path(max_length=64), who: Principal = Depends(i
 
 @router.get("/gradebook", responses={200: {"content": {"text/csv": {}, "application/json": {}}},
                                      **errors(401, 403, 404, 422)})
-def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
-         problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
+def book(who: CurrentInstructor, c: ContextDep, problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
          course: str | None = Query(None, max_length=64, description="one course you teach (default: all of them)"),
          format: Literal["csv", "json"] = "json"):
     """The practice view: per learner and problem, the best and the last Submit, for an
@@ -69,7 +66,7 @@ def book(who: Principal = Depends(instructor), c: Context = Depends(ctx),
 
 
 @router.post("/problems/{problem_id}/rejudge", response_model=RejudgeOut, responses=errors(401, 403, 404, 422))
-def rejudge(problem_id: str = Path(max_length=64), who: Principal = Depends(instructor), c: Context = Depends(ctx),
+def rejudge(who: CurrentInstructor, c: ContextDep, problem_id: str = Path(max_length=64),
             all: bool = Query(False, description="also Submits already graded by the current version")):
     """Requeue the problem's graded Submits (of the learners of the courses you teach)
     whose verdict came from another version of the problem (its content hash), behind
@@ -83,6 +80,6 @@ def rejudge(problem_id: str = Path(max_length=64), who: Principal = Depends(inst
 
 
 @router.get("/queue", response_model=QueueOut, responses=errors(401, 403))
-def queue(who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def queue(who: CurrentInstructor, c: ContextDep):
     with c.db.read() as s:
         return QueueOut(**views.stats(s, c.config.stale_seconds))

@@ -27,7 +27,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -39,7 +39,7 @@ from ..domain.lti_contexts import UNBOUND_ADVICE, Picker, bind, binding, context
 from ..domain.accounts import AccountError, add_user, csrf_matches, normalize_email, principal_from_cookie
 from ..core.models import Assignment, Course, LtiContext, LtiLink, LtiUser, Membership, User, utcnow
 from .auth import start_session, throttle
-from .deps import SESSION_COOKIE, Context, ctx
+from .deps import SESSION_COOKIE, ContextDep
 from .schemas import Strict, errors
 
 TICKET_SECONDS = 60
@@ -251,7 +251,7 @@ class TicketOut(BaseModel):
 
 
 @router.post("/auth/lti-ticket", response_model=TicketOut, responses=errors(400, 422, 429))
-def use_ticket(body: TicketIn, request: Request, response: Response, c: Context = Depends(ctx)):
+def use_ticket(body: TicketIn, request: Request, response: Response, c: ContextDep):
     """The session of an LTI launch, for its one-time ticket (valid a minute)."""
     throttle(request, c)
     tickets: Tickets | None = getattr(request.app.state, "lti_tickets", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Request, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -14,7 +14,7 @@ from ..domain import courses as co
 from ..domain.accounts import Principal
 from ..domain.lti_contexts import bind, binding
 from ..core.models import Course, LtiContext
-from .deps import Context, ctx, instructor
+from .deps import ContextDep, CurrentInstructor
 from .schemas import DB_INT_MAX, Strict, errors
 
 router = APIRouter(tags=["lti"])
@@ -51,8 +51,7 @@ def _taught(s, who: Principal, slug: str) -> Course:
 @router.post("/lti/contexts", response_model=ContextOut, status_code=201,
              responses={200: {"model": ContextOut, "description": "linked to this course already"},
                         **errors(400, 401, 403, 404, 409, 422)})
-def bind_context(body: BindIn, request: Request, response: Response, who: Principal = Depends(instructor),
-                 c: Context = Depends(ctx)):
+def bind_context(body: BindIn, request: Request, response: Response, who: CurrentInstructor, c: ContextDep):
     """Link the LMS course of your deep-linking launch to a judge course you teach: launches from
     that LMS course may then open the course's assignments, its instructors there become the
     course's instructors and its learners its learners. A judge course may be linked to several
@@ -90,7 +89,7 @@ def bind_context(body: BindIn, request: Request, response: Response, who: Princi
 
 
 @router.get("/courses/{slug}/lti-contexts", response_model=list[ContextOut], responses=errors(401, 403, 404, 422))
-def contexts(slug: str = Path(max_length=64), who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def contexts(who: CurrentInstructor, c: ContextDep, slug: str = Path(max_length=64)):
     """The LMS courses linked to this course (you teach it)."""
     with c.db.read() as s:
         course = _taught(s, who, slug)
@@ -99,8 +98,8 @@ def contexts(slug: str = Path(max_length=64), who: Principal = Depends(instructo
 
 
 @router.delete("/courses/{slug}/lti-contexts/{context_id}", status_code=204, responses=errors(401, 403, 404, 422))
-def unbind_context(slug: str = Path(max_length=64), context_id: int = Path(ge=1, le=DB_INT_MAX),
-                   who: Principal = Depends(instructor), c: Context = Depends(ctx)):
+def unbind_context(who: CurrentInstructor, c: ContextDep, slug: str = Path(max_length=64),
+                   context_id: int = Path(ge=1, le=DB_INT_MAX)):
     """Unlink an LMS course: its links open none of this course's assignments any more."""
     with c.db.write() as s:
         course = _taught(s, who, slug)

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from fastapi import APIRouter, Depends, HTTPException, Path
+from fastapi import APIRouter, HTTPException, Path
 
 from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
 from ...problem.catalogue import content_hash
 from ...judge.contract import statement_text
-from ..domain.accounts import Principal
 from ..domain.assignments import counts_for
 from ..web.editorial import LOCKED, document, may_read
-from .deps import Context, ctx, current
+from .deps import ContextDep, CurrentUser
 from .schemas import CountsFor, EditorialOut, Example, Limits, ProblemDetail, ProblemSummary, errors
 
 router = APIRouter(tags=["problems"])
@@ -35,7 +34,7 @@ def summary(p: Problem) -> ProblemSummary:
 
 
 @router.get("/problems", response_model=list[ProblemSummary], responses=errors(401))
-def problems(who: Principal = Depends(current)):
+def problems(who: CurrentUser):
     out = []
     for pid in all_problem_ids():
         try:
@@ -46,7 +45,7 @@ def problems(who: Principal = Depends(current)):
 
 
 @router.get("/problems/{problem_id}", response_model=ProblemDetail, responses=errors(401, 404, 422))
-def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(current), c: Context = Depends(ctx)):
+def problem(who: CurrentUser, c: ContextDep, problem_id: str = Path(max_length=64)):
     p = load(problem_id)
     with c.db.read() as s:
         counts = [CountsFor(course=x.course.slug, assignment=x.assignment.slug, title=x.assignment.title,
@@ -63,7 +62,7 @@ def problem(problem_id: str = Path(max_length=64), who: Principal = Depends(curr
 
 
 @router.get("/problems/{problem_id}/editorial", response_model=EditorialOut, responses=errors(401, 403, 404, 422))
-def editorial(problem_id: str = Path(max_length=64), who: Principal = Depends(current), c: Context = Depends(ctx)):
+def editorial(who: CurrentUser, c: ContextDep, problem_id: str = Path(max_length=64)):
     """The editorial: 403 until the caller has an accepted Submit on the problem
     (instructors may always read it); 404 when the problem shows none."""
     try:

@@ -11,7 +11,7 @@ import asyncio
 import json
 
 import anyio
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, HTTPException
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import select
@@ -20,7 +20,7 @@ from ..domain.accounts import Principal
 from ..domain.trust import submission_seen_by
 from ..core.models import Submission
 from .changes import Full, Slot
-from .deps import Context, ctx, current
+from .deps import AppContext, ContextDep, CurrentUser
 from .schemas import errors
 
 router = APIRouter(tags=["submissions"])
@@ -28,7 +28,7 @@ EVENT_SECONDS = 600.0  # one event stream's life; a client reconnects (or polls)
 RETRY_AFTER_SECONDS = 5
 
 
-def _check(c: Context, who: Principal, sub_id: str) -> None:
+def _check(c: AppContext, who: Principal, sub_id: str) -> None:
     """404 for a submission that does not exist or that ``who`` may not see (someone
     else's; for an instructor, someone's outside the courses they teach)."""
     with c.db.read() as s:
@@ -69,7 +69,7 @@ def _event(name: str, data: dict) -> str:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
-async def _follow(c: Context, sub_id: str):
+async def _follow(c: AppContext, sub_id: str):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + EVENT_SECONDS
     yield "retry: 1000\n\n"
@@ -96,7 +96,7 @@ async def _follow(c: Context, sub_id: str):
 
 @router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}},
                                                        **errors(401, 404, 429, 503)})
-async def events(sub_id: str, who: Principal = Depends(current), c: Context = Depends(ctx)):
+async def events(sub_id: str, who: CurrentUser, c: ContextDep):
     """``status`` events while the submission waits or runs, then one ``done`` event
     with the verdict; the report itself is read with GET. Polling always works too.
     At most ``--max-streams-per-learner`` streams per account (429) and ``--max-streams``

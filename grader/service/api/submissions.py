@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import undefer
@@ -22,7 +22,7 @@ from ..domain.trust import submission_seen_by
 from ..core.config import MAX_INPUT_BYTES, MAX_SOURCE_BYTES
 from ..queue.grading import FORMAT_TYPES, render
 from ..core.models import DETAIL_COLUMNS, REPORT_COLUMNS, Submission, User, utcnow
-from .deps import Context, ctx, current
+from .deps import AppContext, ContextDep, CurrentUser
 from .schemas import (
     PROBLEM_ID,
     SUBMISSION_ID,
@@ -47,7 +47,7 @@ def refusal(exc: Refused) -> JSONResponse:
 @router.post("/submissions", status_code=202, response_model=SubmissionCreated,
              responses={200: {"description": "an earlier request with the same Idempotency-Key",
                               "model": SubmissionCreated}, **errors(400, 401, 403, 413, 422, 429, 503)})
-def create(body: SubmissionIn, request: Request, who: Principal = Depends(current), c: Context = Depends(ctx),
+def create(body: SubmissionIn, request: Request, who: CurrentUser, c: ContextDep,
            idempotency_key: str | None = Header(None, max_length=100)):
     if len(body.source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         raise HTTPException(413, f"source: larger than {MAX_SOURCE_BYTES // 1024} KiB")
@@ -94,7 +94,7 @@ def custom_input(body: SubmissionIn) -> None:
         raise HTTPException(422, f"problem: {body.problem!r} cannot be loaded now") from None
 
 
-def _load(c: Context, who: Principal, sub_id: str) -> tuple[Submission, str, int | None, list[CreditOut]]:
+def _load(c: AppContext, who: Principal, sub_id: str) -> tuple[Submission, str, int | None, list[CreditOut]]:
     with c.db.read() as s:
         row = s.execute(select(Submission, User.email).join(User, User.id == Submission.user_id)
                         .where(Submission.id == sub_id, submission_seen_by(who))
@@ -122,7 +122,7 @@ def _view(sub: Submission, email: str, pos: int | None, who: Principal, full: bo
 @router.get("/submissions/{sub_id}", response_model=SubmissionOut,
             responses={200: {"content": {"text/plain": {}, "text/markdown": {}, "application/xml": {}}},
                        **errors(401, 404, 409, 422)})
-def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx),
+def read(who: CurrentUser, c: ContextDep, sub_id: str = Path(pattern=SUBMISSION_ID),
          format: Literal["json", "junit", "gradescope", "markdown", "text"] | None = None,
          view: Literal["full", "learner"] = Query("full", description="instructors: 'learner' shows what the "
                                                                        "learner sees")):
@@ -138,7 +138,7 @@ def read(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(cur
 
 
 @router.get("/submissions/{sub_id}/source", response_model=SourceOut, responses=errors(401, 404, 422))
-def source(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(current), c: Context = Depends(ctx)):
+def source(who: CurrentUser, c: ContextDep, sub_id: str = Path(pattern=SUBMISSION_ID)):
     """The code of a submission (and a custom run's input), to load it back into an editor."""
     with c.db.read() as s:
         sub = s.scalar(select(Submission).where(Submission.id == sub_id, submission_seen_by(who))
@@ -149,8 +149,7 @@ def source(sub_id: str = Path(pattern=SUBMISSION_ID), who: Principal = Depends(c
 
 
 @router.get("/submissions", response_model=list[SubmissionRow], responses=errors(401, 422))
-def listing(who: Principal = Depends(current), c: Context = Depends(ctx),
-            problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
+def listing(who: CurrentUser, c: ContextDep, problem: str | None = Query(None, max_length=64, pattern=PROBLEM_ID),
             user: str | None = Query(None, max_length=320, description="instructors: one learner's email"),
             limit: int = Query(100, ge=1, le=1000)):
     q = (select(Submission, User.email).join(User, User.id == Submission.user_id)

@@ -4,7 +4,7 @@ for its instructors also every learner's scores, the CSV for Canvas and Moodle,
 extensions, and the similar-code report of each problem. An assignment is created on its course's page."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from sqlalchemy import select
 
 from ...similarity.render import region_lines
@@ -12,7 +12,7 @@ from ..domain import assignments as asg
 from ..domain import courses as co
 from ..core.models import Extension, User, utcnow
 from ..domain.similar_code import similar_submits
-from .pages import PageError, Viewer, ctx, render, viewer
+from .pages import ctx, PageError, render, Viewer, ViewerDep
 from .problem_view import all_views
 from .related import titles
 
@@ -38,7 +38,7 @@ def assignment_for(request: Request, v: Viewer, ref: str):
 
 
 @router.get("/courses/{slug}/assignments/{assignment}")
-def assignment_page(request: Request, slug: str, assignment: str, v: Viewer = Depends(viewer)):
+def assignment_page(request: Request, slug: str, assignment: str, v: ViewerDep):
     course, a, window = assignment_for(request, v, f"{slug}/{assignment}")
     with ctx(request).db.read() as s:
         teach = v.instructor and any(c.slug == slug and c.role == "instructor" for c in co.courses_of(s, v.who.user_id))
@@ -58,8 +58,7 @@ def assignment_page(request: Request, slug: str, assignment: str, v: Viewer = De
 
 
 @router.get("/courses/{slug}/assignments/{assignment}/similar")
-def similar_page(request: Request, slug: str, assignment: str, problem: str | None = None,
-                 v: Viewer = Depends(viewer)):
+def similar_page(request: Request, slug: str, assignment: str, v: ViewerDep, problem: str | None = None):
     """For the course's instructors: the pairs of final Submits for one of the
     assignment's problems that share the most code, each with its regions side by side."""
     with ctx(request).db.read() as s:

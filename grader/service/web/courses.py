@@ -5,20 +5,20 @@ opens, and one's account (password change). Every write is the page's script cal
 the JSON API (``api/courses.py``), as everywhere else."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
 from ..domain import assignments as asg
 from ..domain import courses as co
 from ..domain.accounts import LINK_HOURS
 from ..core.models import utcnow
-from .pages import PageError, Viewer, ctx, current_viewer, render, viewer
+from .pages import ctx, current_viewer, PageError, render, ViewerDep
 from .problem_view import all_views
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/courses")
-def course_list(request: Request, v: Viewer = Depends(viewer)):
+def course_list(request: Request, v: ViewerDep):
     """One's home: one's courses, and every assignment of them by due time (one's own,
     with an extension) with its state and one's points."""
     now = utcnow()
@@ -40,7 +40,7 @@ def course_list(request: Request, v: Viewer = Depends(viewer)):
 
 
 @router.get("/courses/{slug}")
-def course_page(request: Request, slug: str, v: Viewer = Depends(viewer)):
+def course_page(request: Request, slug: str, v: ViewerDep):
     with ctx(request).db.read() as s:
         try:
             course = co.course_for(s, v.who, slug, teach=False)
@@ -71,7 +71,7 @@ def set_password_page(request: Request):
 
 
 @router.get("/account")
-def account_page(request: Request, v: Viewer = Depends(viewer)):
+def account_page(request: Request, v: ViewerDep):
     with ctx(request).db.read() as s:
         mine = co.courses_of(s, v.who.user_id)
     return render(request, "account.html", viewer=v, courses=mine)

@@ -9,13 +9,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from sqlalchemy import select
 
 from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, problem_folder
 from ..domain.accounts import Principal
 from ..core.models import Submission
-from .pages import PageError, Viewer, ctx, render, viewer
+from .pages import ctx, PageError, render, Viewer, ViewerDep
 from .problem_view import statement_html
 
 router = APIRouter(include_in_schema=False)
@@ -115,7 +115,7 @@ def editorial_open(pid: str, v: Viewer, status: str) -> bool:
 
 
 @router.get("/problems/{pid}/editorial")
-def editorial_page(request: Request, pid: str, v: Viewer = Depends(viewer)):
+def editorial_page(request: Request, pid: str, v: ViewerDep):
     try:
         doc = document(pid)
     except ProblemError:

@@ -5,7 +5,7 @@ else's is 404, as for an id that does not exist. Learners get the report with hi
 cases reduced; instructors the full one (``?view=learner`` shows the learner's)."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import select
 
 from ...problem import ProblemError, find_problem
@@ -13,7 +13,7 @@ from ...problem.catalogue import content_hash
 from ..queue import rejudge, views
 from ..domain.trust import submission_seen_by
 from ..core.models import DETAIL_COLUMNS, Submission, User, utcnow
-from .pages import PageError, Viewer, ctx, render, viewer
+from .pages import ctx, PageError, render, Viewer, ViewerDep
 from .problem_view import all_views, problem_view
 from .related import titles
 from .report_view import report_view
@@ -47,7 +47,7 @@ def rejudge_counts(request: Request, v: Viewer, problem: str) -> dict | None:
 
 
 @router.get("/submissions")
-def listing(request: Request, v: Viewer = Depends(viewer), problem: str | None = Query(None, max_length=64),
+def listing(request: Request, v: ViewerDep, problem: str | None = Query(None, max_length=64),
             learner: str | None = Query(None, max_length=320)):
     rows = _rows(request, v, problem, learner, LIST_LIMIT)
     names = titles(all_views())
@@ -58,7 +58,7 @@ def listing(request: Request, v: Viewer = Depends(viewer), problem: str | None =
 
 
 @router.get("/problems/{pid}/history")
-def history(request: Request, pid: str, v: Viewer = Depends(viewer)):
+def history(request: Request, pid: str, v: ViewerDep):
     """One's own latest submissions on the problem (instructors too: this is the problem page)."""
     q = (select(Submission).where(Submission.user_id == v.who.user_id, Submission.problem == pid)
          .order_by(Submission.pk.desc()).limit(HISTORY_LIMIT))
@@ -102,15 +102,13 @@ def _panel_values(request: Request, sub: Submission, email: str, pos: int | None
 
 
 @router.get("/submissions/{sid}/panel")
-def panel(request: Request, sid: str, v: Viewer = Depends(viewer),
-          view: str = Query("full", pattern="^(full|learner)$")):
+def panel(request: Request, sid: str, v: ViewerDep, view: str = Query("full", pattern="^(full|learner)$")):
     sub, email, pos = load(request, v, sid)
     return render(request, "_panel.html", viewer=v, **_panel_values(request, sub, email, pos, v, view))
 
 
 @router.get("/submissions/{sid}")
-def report_page(request: Request, sid: str, v: Viewer = Depends(viewer),
-                view: str = Query("full", pattern="^(full|learner)$")):
+def report_page(request: Request, sid: str, v: ViewerDep, view: str = Query("full", pattern="^(full|learner)$")):
     sub, email, pos = load(request, v, sid)
     try:
         p = problem_view(sub.problem)

@@ -5,7 +5,7 @@ failures, what each learner's submissions store). Learners get 403. A problem's
 submissions and the rejudge button are on the submissions list (``history.py``)."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import select
 
@@ -14,7 +14,7 @@ from ..domain.courses import CourseRole, course_for, courses_of
 from ..domain.trust import submission_seen_by, taught_by
 from ..domain.gradebook import course_book, gradebook, to_wide_csv
 from ..core.models import REPORT_COLUMNS, Submission, User, utcnow
-from .pages import HEADERS, PageError, Viewer, ctx, instructor, render
+from .pages import HEADERS, ctx, InstructorViewer, PageError, render, Viewer
 from .problem_view import all_views
 from .related import titles
 
@@ -43,7 +43,7 @@ GRADEBOOK_VIEWS = ("assignments", "practice")
 
 
 @router.get("/gradebook")
-def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64),
+def gradebook_page(request: Request, v: InstructorViewer, course: str | None = Query(None, max_length=64),
                    view: str | None = None):
     """With ``course``: its assignments' scores, as their pages show them (``view=practice``:
     every Submit of its learners per problem); without: the practice view of every course
@@ -70,7 +70,7 @@ def gradebook_page(request: Request, v: Viewer = Depends(instructor), course: st
 
 
 @router.get("/gradebook.csv")
-def gradebook_csv(request: Request, v: Viewer = Depends(instructor), course: str | None = Query(None, max_length=64)):
+def gradebook_csv(request: Request, v: InstructorViewer, course: str | None = Query(None, max_length=64)):
     rows = gradebook(ctx(request).db, v.who, _taught(request, v, course)[0])
     problems = [pid for pid, _ in _problems()]
     problems += sorted({r["problem"] for r in rows} - set(problems))
@@ -99,10 +99,10 @@ def queue_state(request: Request, v: Viewer) -> dict:
 
 
 @router.get("/queue")
-def queue_page(request: Request, v: Viewer = Depends(instructor)):
+def queue_page(request: Request, v: InstructorViewer):
     return render(request, "queue.html", viewer=v, **queue_state(request, v))
 
 
 @router.get("/queue/panel")
-def queue_panel(request: Request, v: Viewer = Depends(instructor)):
+def queue_panel(request: Request, v: InstructorViewer):
     return render(request, "_queue.html", viewer=v, **queue_state(request, v))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from sqlalchemy import case, func, select
 
 from ...problem import ProblemError
@@ -17,7 +17,7 @@ from ..core.models import Submission, utcnow
 from .assignments import assignment_for
 from .custom_input import example_input
 from .editorial import editorial_open
-from .pages import PageError, Viewer, ctx, current_viewer, redirect, render, viewer
+from .pages import ctx, current_viewer, PageError, redirect, render, ViewerDep
 from .problem_view import ProblemView, all_views, problem_view
 from .related import difficulty_rank, generic_tags, related_to
 
@@ -133,7 +133,7 @@ def tag_options(views: list[ProblemView], chosen: str) -> list[tuple[str, int]]:
 
 
 @router.get("/problems")
-def problem_list(request: Request, v: Viewer = Depends(viewer), q: str | None = None, tag: str | None = None,
+def problem_list(request: Request, v: ViewerDep, q: str | None = None, tag: str | None = None,
                  difficulty: str | None = None, status: str | None = None, sort: str | None = None):
     # Plain str parameters: a value FastAPI would refuse would get a JSON 422, not a page.
     choices = list_choices(q, tag, difficulty, status, sort)
@@ -147,7 +147,7 @@ def problem_list(request: Request, v: Viewer = Depends(viewer), q: str | None = 
 
 
 @router.get("/problems/{pid}")
-def problem_page(request: Request, pid: str, v: Viewer = Depends(viewer), assignment: str | None = None):
+def problem_page(request: Request, pid: str, v: ViewerDep, assignment: str | None = None):
     """Says what a Submit counts for (every assignment that takes it now, or practice);
     ``?assignment=course/slug`` (from an assignment's page) makes a Submit refused when
     that one does not take it."""

@@ -5,9 +5,9 @@ judge course they teach; the choice is posted, with the session's CSRF token, to
 ``/lti/deep-link``, which answers the platform)."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from .pages import PageError, Viewer, render, viewer
+from .pages import PageError, ViewerDep, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -18,7 +18,7 @@ def enter(request: Request):
 
 
 @router.get("/lti/pick")
-def pick(request: Request, launch: str = Query(max_length=200), v: Viewer = Depends(viewer)):
+def pick(request: Request, v: ViewerDep, launch: str = Query(max_length=200)):
     tool = getattr(request.app.state, "lti_tool", None)
     if tool is None:
         raise PageError(404, "LTI is not configured on this server.")

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -148,3 +149,9 @@ def _escape(text: str) -> str:
     from markupsafe import escape
 
     return str(escape(text))
+
+
+# The dependencies pages declare: ``v: ViewerDep`` (logged in, else the login page),
+# ``v: InstructorViewer`` (403 for a learner).
+ViewerDep = Annotated[Viewer, Depends(viewer)]
+InstructorViewer = Annotated[Viewer, Depends(instructor)]
