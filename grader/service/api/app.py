@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp
 
 from ... import __version__
 from ..core.config import MAX_BODY_BYTES, ServiceConfig
@@ -62,24 +63,25 @@ def document_edge_answers(app: FastAPI) -> None:
     error = {"description": "an error", "content": {"application/json": shape}}
 
     def openapi() -> dict:
-        if app.openapi_schema is None:
-            schema = FastAPI.openapi(app)
-            for path, operations in schema["paths"].items():
-                if not path.startswith(PREFIX):
-                    continue
-                for operation in operations.values():
-                    answers = operation.setdefault("responses", {})
-                    answers["422"] = {**error, "description": "the request does not validate"}
-                    if "requestBody" in operation:
-                        answers.setdefault("413", {**error, "description": f"a body over {MAX_BODY_BYTES} bytes"})
-            schema["components"]["schemas"].pop("HTTPValidationError", None)
-            schema["components"]["schemas"].pop("ValidationError", None)
-        return app.openapi_schema
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = FastAPI.openapi(app)  # kept in app.openapi_schema: built once
+        for path, operations in schema["paths"].items():
+            if not path.startswith(PREFIX):
+                continue
+            for operation in operations.values():
+                answers = operation.setdefault("responses", {})
+                answers["422"] = {**error, "description": "the request does not validate"}
+                if "requestBody" in operation:
+                    answers.setdefault("413", {**error, "description": f"a body over {MAX_BODY_BYTES} bytes"})
+        schema["components"]["schemas"].pop("HTTPValidationError", None)
+        schema["components"]["schemas"].pop("ValidationError", None)
+        return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def create_app(config: ServiceConfig, db, workers) -> FastAPI:
+def create_app(config: ServiceConfig, db, workers) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await changes.start()

@@ -6,7 +6,7 @@ their own window and, for a learner, their own scores. A Submit is made for one 
 ``assignment`` in ``POST /submissions``."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
@@ -102,10 +102,6 @@ class ScoreRow(BaseModel):
     extended: bool
 
 
-def _utc(t: datetime | None) -> datetime | None:
-    return None if t is None else t.astimezone(timezone.utc)
-
-
 def _course(s, who: Principal, slug: str, teach: bool):
     try:
         return co.course_for(s, who, slug, teach=teach)
@@ -133,7 +129,7 @@ def describe(s, course, a: Assignment, who: Principal, with_scores: bool) -> Ass
     out = AssignmentOut(course=course.slug, slug=a.slug, title=a.title, late_penalty=a.late_penalty, credit=a.credit,
                         problems=[ProblemWeight(problem=p.problem, weight=p.weight) for p in problems],
                         window=WindowOut(opens_at=w.opens_at, due_at=w.due_at, closes_at=w.closes_at,
-                                         extended=w.extended, state=w.state(utcnow())),  # type: ignore[arg-type]
+                                         extended=w.extended, state=w.state(utcnow())),
                         points_possible=sum(p.weight for p in problems))
     if with_scores:
         row = next((r for r in asg.scores(s, a)[1] if r.user_id == who.user_id), None)
@@ -149,8 +145,8 @@ def create(body: AssignmentIn, who: CurrentInstructor, c: ContextDep, slug: str 
     with c.db.write() as s:
         course = _course(s, who, slug, teach=True)
         try:
-            a = asg.create(s, course, who.user_id, body.slug, body.title, _utc(body.opens_at), _utc(body.due_at),
-                           _utc(body.late_until), body.late_penalty, body.credit,
+            a = asg.create(s, course, who.user_id, body.slug, body.title, body.opens_at, body.due_at,
+                           body.late_until, body.late_penalty, body.credit,
                            [(p.problem, p.weight) for p in body.problems], set(all_problem_ids()))
         except AccountError as exc:
             raise HTTPException(400, str(exc)) from None
@@ -167,7 +163,7 @@ def change(body: AssignmentChange, who: CurrentInstructor, c: ContextDep, slug: 
         course = _course(s, who, slug, teach=True)
         a = _assignment(s, course, assignment)
         try:
-            asg.update(s, a, body.title, _utc(body.opens_at), _utc(body.due_at), _utc(body.late_until),
+            asg.update(s, a, body.title, body.opens_at, body.due_at, body.late_until,
                        body.late_penalty, body.credit, [(p.problem, p.weight) for p in body.problems],
                        set(all_problem_ids()))
         except AccountError as exc:
@@ -223,7 +219,7 @@ def extend(body: ExtensionIn, who: CurrentInstructor, c: ContextDep, slug: str =
         try:
             if uid is None:
                 raise LookupError
-            ext = asg.extend(s, a, uid, who.user_id, _utc(body.due_at), _utc(body.late_until), body.reason)
+            ext = asg.extend(s, a, uid, who.user_id, body.due_at, body.late_until, body.reason)
         except LookupError:
             raise HTTPException(404, "no such member of this course") from None
         except AccountError as exc:

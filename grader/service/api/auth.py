@@ -8,6 +8,7 @@ import time
 from fastapi import APIRouter, HTTPException, Path, Request, Response
 from sqlalchemy import select, update
 
+from ..core.db import changed
 from ..core.config import Rate
 from ..domain.accounts import end_session, new_session, new_token, verify_password
 from ..core.models import ApiToken, utcnow
@@ -109,8 +110,8 @@ def tokens(who: CurrentUser, c: ContextDep):
 @router.delete("/tokens/{token_id}", status_code=204, responses=errors(401, 403, 404, 422))
 def revoke(who: CurrentUser, c: ContextDep, token_id: int = Path(ge=1, le=DB_INT_MAX)):
     with c.db.write() as s:
-        n = s.execute(update(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == who.user_id,
-                                             ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())).rowcount
+        n = changed(s, update(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == who.user_id,
+                                              ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow()))
     if n != 1:
         raise HTTPException(404, "no such token")
     return Response(status_code=204)

@@ -19,11 +19,14 @@ import logging
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from sqlalchemy import func, select
 
 from ..core.models import Submission
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger("grader.service.events")
 
@@ -54,7 +57,7 @@ class Changes:
         self._due = False  # a look at the database is wanted before the next tick
         self._outbox: set[str] = set()  # payloads to NOTIFY ('' for "any row")
         self._tasks: list[asyncio.Task] = []
-        self._sender = None  # PostgreSQL: the watcher's connection for NOTIFY
+        self._sender: psycopg.AsyncConnection | None = None  # PostgreSQL: the watcher's connection for NOTIFY
         self._sender_pid: int | None = None
         self.polls = 0  # looks at the database, for tests and benches
 
@@ -119,12 +122,14 @@ class Changes:
 
     # ------------------------------------------------------------------ the loop
     async def _run(self) -> None:
+        kick = self._kick
+        assert kick is not None  # start() made it before starting this task
         while True:
             try:
-                await asyncio.wait_for(self._kick.wait(), TICK_SECONDS if self.watches else None)
+                await asyncio.wait_for(kick.wait(), TICK_SECONDS if self.watches else None)
             except asyncio.TimeoutError:
                 self._due = True
-            self._kick.clear()
+            kick.clear()
             try:
                 if self._outbox:
                     await self._send()
@@ -187,11 +192,12 @@ class Changes:
 
         payloads, self._outbox = sorted(self._outbox), set()
         try:
-            if self._sender is None or self._sender.closed:
-                self._sender = await psycopg.AsyncConnection.connect(self._conninfo(), autocommit=True)
-                self._sender_pid = self._sender.info.backend_pid
+            sender = self._sender
+            if sender is None or sender.closed:
+                sender = self._sender = await psycopg.AsyncConnection.connect(self._conninfo(), autocommit=True)
+                self._sender_pid = sender.info.backend_pid
             for payload in payloads:
-                await self._sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                await sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
         except psycopg.Error as exc:
             log.warning("could not NOTIFY %s (other servers see the change within a second): %s", CHANNEL, exc)
             await self._close_sender()

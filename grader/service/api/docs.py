@@ -28,13 +28,13 @@ def _policy(html: str) -> str:
 
 
 def add_docs(app: FastAPI, openapi_url: str, page_headers: dict) -> None:
-    page = get_swagger_ui_html(
+    page = bytes(get_swagger_ui_html(
         openapi_url=openapi_url, title=f"{app.title} · API",
         swagger_js_url=f"{VENDOR}/swagger-ui-bundle.js?v={VERSION}",
         swagger_css_url=f"{VENDOR}/swagger-ui.css?v={VERSION}",
         swagger_favicon_url="data:,",
         # Its default sends the document to validator.swagger.io for a badge.
-        swagger_ui_parameters={"validatorUrl": None}).body.decode()
+        swagger_ui_parameters={"validatorUrl": None}).body).decode()
     headers = {**page_headers, "Content-Security-Policy": _policy(page)}
 
     @app.get("/docs", include_in_schema=False)

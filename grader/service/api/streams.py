@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncGenerator
 
 import anyio
 from fastapi import APIRouter, HTTPException
@@ -41,10 +42,10 @@ class EventStream(StreamingResponse):
     """Gives its slot back however the stream ends: done, timed out, or its client gone
     (a disconnect is noticed at once, also while nothing is being sent)."""
 
-    def __init__(self, content, slot: Slot) -> None:
+    def __init__(self, content: AsyncGenerator[str, None], slot: Slot) -> None:
         super().__init__(content, media_type="text/event-stream",
                          headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self.slot = slot
+        self.slot, self.events = slot, content
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -62,7 +63,7 @@ class EventStream(StreamingResponse):
         finally:
             self.slot.release()
             with anyio.CancelScope(shield=True):
-                await self.body_iterator.aclose()  # its watch ends now, not when collected
+                await self.events.aclose()  # its watch ends now, not when collected
 
 
 def _event(name: str, data: dict) -> str:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import CursorResult, Executable, create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -106,6 +106,14 @@ def alembic_config(connection=None):
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = connection
     return cfg
+
+
+
+def changed(session: Session, statement: Executable, **options) -> int:
+    """Run an UPDATE or DELETE; the number of rows it changed."""
+    result = session.execute(statement, execution_options=options)
+    assert isinstance(result, CursorResult)  # what a DML statement returns
+    return result.rowcount
 
 
 def upgrade(db: Database) -> str:

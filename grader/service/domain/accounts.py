@@ -14,6 +14,7 @@ from datetime import timedelta
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
+from ..core.db import changed
 from ..core.models import DEFAULT_COURSE, ApiToken, Course, Membership, PasswordLink, User, WebSession, utcnow
 
 TOKEN_PREFIX = "jjt_"  # lets secret scanners recognise a leaked token
@@ -64,8 +65,7 @@ def verify_password(session: Session, email: str, password: str) -> User | None:
 
     ph = _hasher()
     user = session.scalar(select(User).where(User.email == normalize_email(email, strict=False)))
-    stored = user.password_hash if user is not None and user.password_hash else None
-    if stored is None:
+    if user is None or not user.password_hash:
         if not _DUMMY_HASH:
             _DUMMY_HASH.append(ph.hash(secrets.token_urlsafe(16)))
         try:
@@ -73,6 +73,7 @@ def verify_password(session: Session, email: str, password: str) -> User | None:
         except (VerificationError, InvalidHashError):
             pass
         return None
+    stored = user.password_hash
     try:
         ph.verify(stored, password)
     except (VerificationError, InvalidHashError):
@@ -164,7 +165,9 @@ def principal_from_cookie(db, cookie: str) -> tuple[Principal, str] | None:
 
 
 def csrf_matches(expected_hash: str, presented: str | None) -> bool:
-    return bool(presented) and hmac.compare_digest(expected_hash, digest(presented))
+    if not presented:
+        return False
+    return hmac.compare_digest(expected_hash, digest(presented))
 
 
 def end_session(session: Session, session_id: int) -> None:
@@ -203,10 +206,10 @@ def change_password(session: Session, user_id: int, current: str, new: str,
     user.password_hash = hash_password(new)
     _end_links(session, user_id)
     others = delete(WebSession).where(WebSession.user_id == user_id)
-    ended = session.execute(others if keep_session is None else others.where(WebSession.id != keep_session)).rowcount
+    ended = changed(session, others if keep_session is None else others.where(WebSession.id != keep_session))
     tokens = session.scalar(select(func.count()).select_from(ApiToken)
                             .where(ApiToken.user_id == user_id, ApiToken.revoked_at.is_(None))) or 0
-    return PasswordChanged(int(ended or 0), int(tokens))
+    return PasswordChanged(ended, int(tokens))
 
 
 def new_password_link(session: Session, user_id: int, purpose: str, by: int | None) -> str:

@@ -16,6 +16,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from .accounts import AccountError, Principal, add_user, digest, new_password_link, normalize_email
+from ..core.db import changed
 from ..core.models import Course, Invitation, Membership, RosterInvitation, User, utcnow
 from .trust import check_reset
 
@@ -151,9 +152,9 @@ def invitations(session: Session, course: Course) -> list[Invitation]:
 
 
 def revoke_invitation(session: Session, course: Course, invitation_id: int) -> bool:
-    return session.execute(update(Invitation).where(Invitation.id == invitation_id, Invitation.course_id == course.id,
-                                                    Invitation.revoked_at.is_(None))
-                           .values(revoked_at=utcnow())).rowcount == 1
+    return changed(session, update(Invitation).where(Invitation.id == invitation_id, Invitation.course_id == course.id,
+                                                     Invitation.revoked_at.is_(None))
+                   .values(revoked_at=utcnow())) == 1
 
 
 # ---------------------------------------------------------------- the roster
@@ -305,8 +306,8 @@ def remove_member(session: Session, course: Course, user_id: int, by: int) -> bo
     remove themself, so a course always keeps the one who acts on it."""
     if user_id == by:
         raise AccountError("you cannot remove yourself from a course you teach")
-    return session.execute(delete(Membership).where(Membership.course_id == course.id,
-                                                    Membership.user_id == user_id)).rowcount == 1
+    return changed(session, delete(Membership).where(Membership.course_id == course.id,
+                                                     Membership.user_id == user_id)) == 1
 
 
 def reset_link(session: Session, course: Course, by: Principal, user_id: int) -> str:

@@ -20,5 +20,8 @@ connection = config.attributes.get("connection")
 if connection is not None:
     run(connection)
 else:
-    with create_engine(config.get_main_option("sqlalchemy.url")).begin() as conn:
+    url = config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise SystemExit("alembic: set sqlalchemy.url, or run the migrations through `grader db upgrade`")
+    with create_engine(url).begin() as conn:
         run(conn)

@@ -139,7 +139,7 @@ def finish(db, job: Claim, worker_id: str, outcome: ClaimResult, limits=None, sa
                     stored_bytes=job.sent_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()))
             .returning(Submission.user_id, Submission.kind, Submission.charged),
             execution_options={"synchronize_session": False}).all()
-        values = dict(busy_with=None, heartbeat_at=now)
+        values: dict[str, Any] = {"busy_with": None, "heartbeat_at": now}
         if sandbox:
             values["sandbox"] = sandbox
         if len(rows) == 1:

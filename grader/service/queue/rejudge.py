@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
+from ..core.db import changed
 from ..domain.accounts import Principal
 from ..domain.trust import submission_seen_by
 from .jobs import REJUDGE
@@ -28,7 +29,6 @@ def count(s: Session, problem: str, version: str, who: Principal, every: bool) -
 
 
 def requeue(s: Session, problem: str, version: str, who: Principal, every: bool) -> int:
-    return s.execute(update(Submission).where(*rejudge_where(problem, version, who, every))
-                     .values(status="queued", priority=REJUDGE, queued_at=utcnow(), attempts=0, claimed_by=None,
-                             started_at=None, charged=False),
-                     execution_options={"synchronize_session": False}).rowcount
+    return changed(s, update(Submission).where(*rejudge_where(problem, version, who, every))
+                   .values(status="queued", priority=REJUDGE, queued_at=utcnow(), attempts=0, claimed_by=None,
+                           started_at=None, charged=False), synchronize_session=False)

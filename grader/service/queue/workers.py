@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 import uuid
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ...problem import ProblemError, find_problem
 from . import jobs, reaper
@@ -17,6 +17,11 @@ from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
 from .warming import Warming, most_used_first
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from ...sandbox.host import Pool
 
 log = logging.getLogger("grader.service")
 
@@ -30,9 +35,9 @@ class Workers:
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._ready: set[str] = set()  # workers whose sandbox started (and warmed up)
-        self._pool = None
+        self._pool: Pool | None = None  # local workers' sandboxes
         self._sandboxes: list = []
-        self._client = None
+        self._client: Client | None = None  # with --engine dask
         self.warming = Warming([])  # local workers: every problem, from start (see ``start``)
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
@@ -156,10 +161,11 @@ class Workers:
     def _loop(self, wid: str, grade: Callable | None) -> None:
         sandbox = None
         if grade is None:
+            assert self._pool is not None  # no grade function: the local engine, whose pool start() made
             sandbox = self._pool.take()  # this worker's for as long as it runs
             try:
-                sandbox.start()
-                reaper.set_zygote(self.db, wid, sandbox.proc.pid)
+                proc = sandbox.start()
+                reaper.set_zygote(self.db, wid, proc.pid)
                 if self.config.warm_up and wid == self.ids[0]:
                     self._warm_up(sandbox)
             except Exception:
@@ -195,7 +201,7 @@ class Workers:
                 if sandbox is not None and sandbox.proc is not None and sandbox.proc.pid != zygote:
                     reaper.set_zygote(self.db, wid, sandbox.proc.pid)  # the sandbox restarted its zygote
         finally:
-            if sandbox is not None:
+            if sandbox is not None and self._pool is not None:
                 self._pool.give(sandbox)
 
     def _give_up_or_release(self, job: jobs.Claim, wid: str, exc: Exception) -> None:
@@ -253,6 +259,7 @@ class Workers:
         from .remote import grade_remote
 
         c = self.config
+        assert self._client is not None  # the Dask engine: start() connected it
         future = self._client.submit(grade_remote, problem, job.kind, job.source, job.id, c.feedback,
                                      c.strict_sandbox, job.custom_input,
                                      pure=False, retries=1, key=f"grade-{job.id}-{job.attempts}")

@@ -5,6 +5,8 @@ opens, and one's account (password change). Every write is the page's script cal
 the JSON API (``api/courses.py``), as everywhere else."""
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 
 from ..domain import assignments as asg
@@ -25,7 +27,7 @@ def course_list(request: Request, v: ViewerDep):
     with ctx(request).db.read() as s:
         mine = co.courses_of(s, v.who.user_id)
         pending = co.pending(s, v.who.user_id)
-        due = []
+        due: list[dict[str, Any]] = []
         for c in mine:
             course = co.course_for(s, v.who, c.slug, teach=False)
             for a in asg.of_course(s, course):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from ..queue import views
 from ..domain.courses import CourseRole, course_for, courses_of
@@ -26,7 +26,7 @@ def _problems() -> list[tuple[str, str]]:
     return [(p.id, p.title) for p in all_views()]
 
 
-def _taught(request: Request, v: Viewer, course: str | None) -> tuple[list, list[CourseRole], str]:
+def _taught(request: Request, v: Viewer, course: str | None) -> tuple[Select | list[int], list[CourseRole], str]:
     """The course ids the page covers (``course``, else every course ``v`` teaches), the
     courses ``v`` teaches and the chosen slug."""
     with ctx(request).db.read() as s:

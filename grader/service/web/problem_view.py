@@ -261,7 +261,7 @@ _LOCK = threading.Lock()
 
 
 def _fingerprint(folder: Path) -> tuple:
-    marks = [str(folder.resolve())]
+    marks: list[object] = [str(folder.resolve())]
     for rel in ("problem.toml", "statement.md", "cases/public", "cases/hidden"):
         try:
             st = (folder / rel).stat()
