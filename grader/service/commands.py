@@ -4,8 +4,12 @@ the database load when a command runs, and their absence is one clear message.""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from .core.config import ServiceConfig
 
 EXIT_USAGE = 2
 DB_HELP = "Database URL: sqlite:///FILE or postgresql+psycopg://USER@HOST/DB (default: $JAXJUDGE_DB, else " \
@@ -111,33 +115,36 @@ def _rate(value: str):
 @click.option("--no-warm", is_flag=True,
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
                    "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
-def serve(host, port, db_url, workers, engine, scheduler, no_feedback, strict_sandbox, run_limit, submit_limit,
-          login_limit, max_pending, queue_cap, storage, max_attempts, stale_seconds, shutdown_grace, forwarded,
-          streams_per_learner, streams_total, lti_config, public_url, no_warm) -> None:
+def serve(**options: Any) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
-    from .core.config import Quotas, ServiceConfig, default_db_url
-
-    if engine == "dask" and not scheduler:
-        _fail("--engine dask needs --scheduler tcp://HOST:PORT")
-    if engine == "local" and scheduler:
-        _fail("--scheduler goes with --engine dask")
-    limits = Quotas(run=_rate(run_limit), submit=_rate(submit_limit), login=_rate(login_limit),
-                    pending_per_learner=max_pending,
-                    queue_cap=queue_cap, storage_per_day=_size(storage))
-    trusted = _forwarded(forwarded)
-    if lti_config:
-        _check_lti(lti_config, public_url)
-    db = _open(db_url)
+    config = _service_config(options)
+    db = _open(options["db_url"])
     db.close()
-    config = ServiceConfig(db_url=db_url or default_db_url(), host=host, port=port, workers=workers, engine=engine,
-                           scheduler=scheduler, feedback=not no_feedback, strict_sandbox=strict_sandbox,
-                           quotas=limits, max_attempts=max_attempts, stale_seconds=stale_seconds,
-                           shutdown_grace=shutdown_grace, forwarded_allow_ips=trusted,
-                           streams_per_learner=streams_per_learner, streams_total=streams_total,
-                           warm_idle=not no_warm, lti_config=lti_config, public_url=public_url)
     from .server import serve as run
 
-    run(config, explicit_db=db_url is not None)
+    run(config, explicit_db=options["db_url"] is not None)
+
+
+def _service_config(o: dict[str, Any]) -> ServiceConfig:
+    """The configuration ``serve``'s options describe, checked as a whole (usage errors
+    exit 2 before anything starts)."""
+    from .core.config import Quotas, ServiceConfig, default_db_url
+
+    if o["engine"] == "dask" and not o["scheduler"]:
+        _fail("--engine dask needs --scheduler tcp://HOST:PORT")
+    if o["engine"] == "local" and o["scheduler"]:
+        _fail("--scheduler goes with --engine dask")
+    if o["lti_config"]:
+        _check_lti(o["lti_config"], o["public_url"])
+    quotas = Quotas(run=_rate(o["run_limit"]), submit=_rate(o["submit_limit"]), login=_rate(o["login_limit"]),
+                    pending_per_learner=o["max_pending"], queue_cap=o["queue_cap"], storage_per_day=_size(o["storage"]))
+    return ServiceConfig(db_url=o["db_url"] or default_db_url(), host=o["host"], port=o["port"],
+                         workers=o["workers"], engine=o["engine"], scheduler=o["scheduler"],
+                         feedback=not o["no_feedback"], strict_sandbox=o["strict_sandbox"], quotas=quotas,
+                         max_attempts=o["max_attempts"], stale_seconds=o["stale_seconds"],
+                         shutdown_grace=o["shutdown_grace"], forwarded_allow_ips=_forwarded(o["forwarded"]),
+                         streams_per_learner=o["streams_per_learner"], streams_total=o["streams_total"],
+                         warm_idle=not o["no_warm"], lti_config=o["lti_config"], public_url=o["public_url"])
 
 
 def _check_lti(path: str, public_url: str | None) -> None:
