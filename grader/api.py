@@ -35,7 +35,7 @@ from .judge.submission import SubmissionError
 from .problem import Problem, ProblemError
 
 if TYPE_CHECKING:
-    from .judge.submission import Submission
+    from .judge.submission import ParsedSubmission
     from .report.model import Report
     from .sandbox.host import Sandbox
 
@@ -69,7 +69,7 @@ def _cases(problem: Problem, cases: str) -> list | None:
     raise ValueError(f"cases must be 'all' or 'public', not {cases!r}")
 
 
-def _grade(problem: str | Problem, sub: Submission, sandbox: Sandbox, cases: str, feedback: bool,
+def _grade(problem: str | Problem, sub: ParsedSubmission, sandbox: Sandbox, cases: str, feedback: bool,
            strict_sandbox: bool) -> Report:
     """One grade, exactly as `grader grade` runs it (`--no-feedback` when `feedback` is
     false), with a notebook's findings named by cell and line."""
@@ -83,13 +83,13 @@ def _grade(problem: str | Problem, sub: Submission, sandbox: Sandbox, cases: str
     return locate(graded.report, sub.cells)
 
 
-def _file_submission(path: str | Path, cell_tag: str | None) -> Submission:
+def _file_submission(path: str | Path, cell_tag: str | None) -> ParsedSubmission:
     from .judge.submission import load_submission
 
     return load_submission(path, cell_tag)
 
 
-def _source_submission(source: str | bytes, path: str, cell_tag: str | None) -> Submission:
+def _source_submission(source: str | bytes, path: str, cell_tag: str | None) -> ParsedSubmission:
     from .judge.submission import is_notebook, submission_from_bytes
 
     if cell_tag is not None and not is_notebook(path):
@@ -151,7 +151,7 @@ class Judge:
         if self._closed:
             raise RuntimeError("this Judge is closed")
 
-    def _run(self, problem: str | Problem, sub: Submission, cases: str, feedback: bool,
+    def _run(self, problem: str | Problem, sub: ParsedSubmission, cases: str, feedback: bool,
              strict_sandbox: bool) -> Report:
         self._check_open()
         found = _problem(problem)  # a bad problem or argument fails before a sandbox is taken

@@ -22,7 +22,7 @@ from .reference import reference_outputs
 from .request import make_request
 from .results import lines
 from .static_checks import static_stage
-from .submission import Submission
+from .submission import ParsedSubmission
 from .verdict import case_outcome, checks_outcome, first_failure, judge_case, load_outcome
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 CUSTOM_ID = "custom"  # the one case of a custom run
 
 
-def custom_run(problem: Problem, sub: Submission, raw_input: Any, sandbox: "Sandbox") -> Report:
+def custom_run(problem: Problem, sub: ParsedSubmission, raw_input: Any, sandbox: "Sandbox") -> Report:
     """``sub`` and the reference on ``raw_input``; the report's one case holds the input,
     the reference's output (``expected``), the submission's (``got``), the diff and what
     it printed. ``InputError`` for an input the constraints refuse."""

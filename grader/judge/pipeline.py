@@ -26,7 +26,7 @@ from .request import make_request
 from .results import lines
 from .runtime_checks import check_runtime
 from .static_checks import static_stage
-from .submission import Submission
+from .submission import ParsedSubmission
 from .verdict import (
     Judged,
     case_outcome,
@@ -76,7 +76,7 @@ class Graded:
         return replace(self.report, cases=[advice.on(j.report) if advice else j.report for j in self.judged])
 
 
-def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case] | None = None,
+def grade(problem: Problem, sub: ParsedSubmission, sandbox: "Sandbox", cases: list[Case] | None = None,
           feedback: "Feedback | None" = None, strict: bool = False, every_perturbation: bool = False,
           costs: bool = False) -> Graded:
     """Grade ``sub``. ``feedback`` adds what costs extra sandbox runs: misconception
@@ -96,7 +96,7 @@ def grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Cas
                              f"this is not the submission's fault", judge_version=__version__), None)
 
 
-def _grade(problem: Problem, sub: Submission, sandbox: "Sandbox", cases: list[Case],
+def _grade(problem: Problem, sub: ParsedSubmission, sandbox: "Sandbox", cases: list[Case],
            feedback: "Feedback | None", strict: bool, every_perturbation: bool, costs: bool) -> Graded:
     clock = _Stopwatch()
     static = static_stage(sub, problem)

@@ -11,7 +11,7 @@ from ..problem.meta import Perturbation
 from ..problem.inputs import input_dims, resized, typed_input
 from ..sandbox.probe import LANE_AMPLITUDE
 from ..sandbox.request import Request
-from .submission import Submission
+from .submission import ParsedSubmission
 
 # The dependence probe's perturbations (see probe_table and the child's instrument):
 # a factor away from 1 on either side, a shift away from 0 on either side, and a lane
@@ -57,7 +57,7 @@ def size_inputs_for(problem: Problem, cases: list[Case]) -> list[tuple[int, dict
             (input_dims(meta, large)[first], typed_input(meta, large))]
 
 
-def make_request(sub: Submission, problem: Problem, cases: list[Case], cost: bool = False,
+def make_request(sub: ParsedSubmission, problem: Problem, cases: list[Case], cost: bool = False,
                  strict: bool = False) -> Request:
     """The run of ``sub`` on ``cases``; the dependence probe (which cases, which perturbation)
     is added by the pipeline from the problem's probe table."""

@@ -16,7 +16,7 @@ from ..problem import Problem, Requirements
 from ..sandbox.allowlist import ALLOWED, module_message
 from ..sandbox.language import restricted_errors
 from .results import CheckResult
-from .submission import Submission
+from .submission import ParsedSubmission
 
 
 def _qualname(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -133,7 +133,7 @@ def check_source(tree: ast.AST, req: Requirements) -> list[CheckResult]:
     return results
 
 
-def static_stage(sub: Submission, problem: Problem) -> list[CheckResult]:
+def static_stage(sub: ParsedSubmission, problem: Problem) -> list[CheckResult]:
     meta = problem.meta
     if sub.syntax_error:
         return [CheckResult("syntax", False, sub.syntax_error, "CE")]

@@ -18,7 +18,7 @@ class SubmissionError(Exception):
 
 
 @dataclass(frozen=True)
-class Submission:
+class ParsedSubmission:
     path: str
     source: str
     tree: ast.Module | None
@@ -27,56 +27,57 @@ class Submission:
     cells: tuple[tuple[int, int], ...] | None = None
 
 
-def parse_source(source: str, path: str = "<string>") -> Submission:
+def parse_source(source: str, path: str = "<string>") -> ParsedSubmission:
     try:
         tree = ast.parse(source, SUBMISSION_FILE)
     except SyntaxError as exc:
-        return Submission(path, source, None, f"line {exc.lineno}: {exc.msg}")
+        return ParsedSubmission(path, source, None, f"line {exc.lineno}: {exc.msg}")
     except ValueError as exc:  # e.g. NUL bytes
-        return Submission(path, source, None, str(exc))
+        return ParsedSubmission(path, source, None, str(exc))
     except (RecursionError, MemoryError):  # CPython's parser gives up on very deep nesting
-        return Submission(path, source, None, "the code nests too deeply to be parsed")
-    return Submission(path, source, tree, None)
+        return ParsedSubmission(path, source, None, "the code nests too deeply to be parsed")
+    return ParsedSubmission(path, source, tree, None)
 
 
 def is_notebook(path: str | Path) -> bool:
     return Path(path).suffix.lower() == notebook.SUFFIX
 
 
-def parse_notebook(text: str, path: str = "<notebook>", cell_tag: str | None = None) -> Submission:
+def parse_notebook(text: str, path: str = "<notebook>", cell_tag: str | None = None) -> ParsedSubmission:
     """A notebook's code cells (those tagged ``cell_tag`` when given) as the submission; a
     file that is not a usable notebook, or holds IPython syntax, is a compile error."""
     nb = notebook.extract(text, cell_tag)
     if nb.error is not None:
-        return Submission(path, "", None, nb.error)
+        return ParsedSubmission(path, "", None, nb.error)
     if len(nb.source.encode("utf-8")) > MAX_SOURCE_BYTES:
-        return Submission(path, "", None, f"the graded cells hold more than {MAX_SOURCE_BYTES // 1024} KiB of code")
+        return ParsedSubmission(path, "", None,
+                                f"the graded cells hold more than {MAX_SOURCE_BYTES // 1024} KiB of code")
     sub = parse_source(nb.source, path)
     error = notebook.relabel(sub.syntax_error, nb.lines) if sub.syntax_error else None
-    return Submission(path, sub.source, sub.tree, error, nb.lines)
+    return ParsedSubmission(path, sub.source, sub.tree, error, nb.lines)
 
 
-def parse_file_text(text: str, path: str, cell_tag: str | None = None) -> Submission:
+def parse_file_text(text: str, path: str, cell_tag: str | None = None) -> ParsedSubmission:
     """A submission from a file's text: a notebook by its suffix, else Python source."""
     return parse_notebook(text, path, cell_tag) if is_notebook(path) else parse_source(text, path)
 
 
-def submission_from_bytes(data: bytes, path: str, cell_tag: str | None = None) -> Submission:
+def submission_from_bytes(data: bytes, path: str, cell_tag: str | None = None) -> ParsedSubmission:
     """A submission from a file's bytes. Too large, or not UTF-8 (Python source and
     notebooks both are UTF-8), is a compile error naming why: the learner's file, not
     the judge's command line, is at fault."""
     limit = notebook.MAX_NOTEBOOK_BYTES if is_notebook(path) else MAX_SOURCE_BYTES
     what = "notebook" if is_notebook(path) else "file"
     if len(data) > limit:
-        return Submission(path, "", None, f"the {what} is larger than {limit // 1024} KiB")
+        return ParsedSubmission(path, "", None, f"the {what} is larger than {limit // 1024} KiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Submission(path, "", None, f"the {what} is not UTF-8 text (byte {exc.start}); save it as UTF-8")
+        return ParsedSubmission(path, "", None, f"the {what} is not UTF-8 text (byte {exc.start}); save it as UTF-8")
     return parse_file_text(text, path, cell_tag)
 
 
-def load_submission(path: str | Path, cell_tag: str | None = None) -> Submission:
+def load_submission(path: str | Path, cell_tag: str | None = None) -> ParsedSubmission:
     p = Path(path)
     if cell_tag is not None and not is_notebook(p):
         raise SubmissionError(f"{p}: --cell-tag applies to notebooks (.ipynb) only")

@@ -1,7 +1,7 @@
 """Fuzzing the judge's doors with hypothesis: random and adversarial sources through
 the parser, the policy and the static checks (and a few through a whole grade), and
 random result frames through the decoder and the result reader. Whatever comes in,
-an answer comes out (a report, a Submission, a clean WireError), within a time and
+an answer comes out (a report, a ParsedSubmission, a clean WireError), within a time and
 a memory bound. Each test stops after a fixed number of examples."""
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ _MAX_ID = 255  # LTI Core: sub, deployment_id, resource_link.id and context.id a
 
 
 @dataclass(frozen=True)
-class Context:
+class ContextClaim:
     id: str
     title: str | None
     label: str | None
@@ -80,7 +80,7 @@ class Launch:
     name: str | None
     roles: frozenset[Role]
     role_uris: tuple[str, ...]
-    context: Context | None
+    context: ContextClaim | None
     resource_link: ResourceLink | None
     custom: Mapping[str, str]
     ags: AgsEndpoint | None
@@ -206,7 +206,7 @@ def build_launch(body: Mapping[str, Any], launch_id: str, client_id: str, defaul
     context = None
     ctx = _obj(body, LTI + "context", required=False)
     if ctx is not None:
-        context = Context(id=cast(str, _str(ctx.get("id"), LTI + "context.id", True, _MAX_ID)),
+        context = ContextClaim(id=cast(str, _str(ctx.get("id"), LTI + "context.id", True, _MAX_ID)),
                           title=_str(ctx.get("title"), LTI + "context.title", False),
                           label=_str(ctx.get("label"), LTI + "context.label", False))
     platform = _obj(body, LTI + "tool_platform", required=False)
