@@ -4,7 +4,8 @@ and a fresh database of each kind. The helpers are in service_support.py.
 Every test that needs PostgreSQL (it asks for the ``postgres`` fixture, or is the
 ``postgresql`` case of a test parametrized over the database) is marked ``postgres`` and
 ``slow``: each module starts a server of its own (initdb, then pg_ctl: seconds), and the
-SQLite case of the same test stays in the inner loop (``pytest -m "not slow"``)."""
+SQLite case of the same test stays in the inner loop (``pytest -m "not slow"``). Every
+test here is marked ``service``: ``pytest -m "not service"`` is the judge's own loop."""
 from __future__ import annotations
 
 import os
@@ -49,6 +50,9 @@ def _needs_postgres(item) -> bool:
 def pytest_collection_modifyitems(config, items):
     # Called with every item of the session, whichever conftest.py defines it: only this folder's.
     for item in items:
-        if item.path.is_relative_to(HERE) and _needs_postgres(item):
+        if not item.path.is_relative_to(HERE):
+            continue
+        item.add_marker(pytest.mark.service)  # so that `-m "not service"` runs the judge's tests alone
+        if _needs_postgres(item):
             item.add_marker(pytest.mark.postgres)
             item.add_marker(pytest.mark.slow)
