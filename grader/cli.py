@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -92,18 +93,24 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
         TimeRemainingColumn,
     )
 
-    from .batch import run_batch, run_dask, run_local
+    from .batch import Item, run_batch, run_dask, run_local
 
     problem = _problem(problem_id)
-    if engine == "dask" and not scheduler:
-        _fail("--engine dask needs --scheduler tcp://HOST:PORT")
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
     from .judge.feedback import Feedback
 
     feedback = Feedback(hints=not no_feedback, counterexample=not no_feedback)
-    run = (lambda items: run_dask(problem, items, scheduler, feedback)) if engine == "dask" else \
-        (lambda items: run_local(problem, items, workers, feedback))
+    if engine == "dask":
+        if not scheduler:
+            _fail("--engine dask needs --scheduler tcp://HOST:PORT")
+        address = scheduler
+
+        def run(items: list[Item]) -> Iterator[dict]:
+            return run_dask(problem, items, address, feedback)
+    else:
+        def run(items: list[Item]) -> Iterator[dict]:
+            return run_local(problem, items, workers, feedback)
     counts: dict[str, int] = {}
     bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    TextColumn("{task.description}"), disable=not sys.stderr.isatty(), transient=True)

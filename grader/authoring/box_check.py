@@ -22,6 +22,7 @@ import json
 import zlib
 
 import numpy as np
+import numpy.typing as npt
 
 from ..common.files import cache_dir, write_atomic
 from ..common.trees import dotted, get_path, set_path
@@ -121,7 +122,7 @@ def _short(v, lo: float, hi: float, bits: int = 4) -> np.ndarray:
     return np.clip(np.ldexp(np.round(m * 2 ** bits) / 2 ** bits, e), lo, hi)
 
 
-def _f32_in(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
+def _f32_in(v: npt.ArrayLike, lo: float, hi: float) -> np.ndarray:
     """float32-representable values inside [lo, hi] (the reference sees float32 inputs;
     the oracles must see the very same numbers)."""
     lo32, hi32 = np.float32(lo), np.float32(hi)
@@ -139,12 +140,12 @@ def _leaf_value(rng, leaf: InputLeaf, mode: str, dims: dict[str, int], bounds) -
         shape = tuple(d if isinstance(d, int) else dims[d] for d in leaf.shape)
         v = _values(rng, mode, shape, lo, hi, integer)
         return v.astype(np.int64).tolist() if integer else _f32_in(v, lo, hi).astype(np.float64).tolist()
-    v = float(_values(rng, mode, (), lo, hi, integer))
+    x = float(_values(rng, mode, (), lo, hi, integer))
     if integer:
-        return int(v)
+        return int(x)
     if mode in ("lo", "hi", "zero"):  # the declared numbers themselves, as an author would type them
-        return v
-    return float(min(max(float(np.float32(v)), lo), hi))
+        return x
+    return float(min(max(float(np.float32(x)), lo), hi))
 
 
 def _plans(rng: np.random.Generator, meta: Meta, shapes: list[dict], count: int) -> list[tuple[dict, dict]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -160,6 +161,13 @@ def new(problem_id: str) -> None:
                f"  5. grader validate {problem_id}   (it says what is still missing)")
 
 
+def _echo_for(problem_id: str) -> Callable[[str], None]:
+    """Echo a message prefixed with the problem it is about."""
+    def echo(message: str) -> None:
+        click.echo(f"{problem_id}: {message}")
+    return echo
+
+
 @click.command()
 @click.argument("problem_ids", nargs=-1)
 def warm(problem_ids: tuple[str, ...]) -> None:
@@ -174,7 +182,7 @@ def warm(problem_ids: tuple[str, ...]) -> None:
     with Sandbox() as sandbox:
         for problem in problems:
             try:
-                warm_problem(problem, sandbox, lambda m, pid=problem.id: click.echo(f"{pid}: {m}"))
+                warm_problem(problem, sandbox, _echo_for(problem.id))
             except ProblemError as exc:
                 _fail(str(exc))
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..problem import Problem
+from ..sandbox.host import Pool
 
 
 @dataclass
@@ -23,7 +24,7 @@ class Validation:
     hand on to each other (``oracle_worst``)."""
 
     problem: Problem
-    pool: object  # sandbox.Pool
+    pool: Pool
     with_submissions: bool = True
     log: Callable[[str], None] = lambda _m: None
     oracle_worst: dict[str, float] = field(default_factory=dict)

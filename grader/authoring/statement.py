@@ -80,6 +80,8 @@ _NUMBER = re.compile(r"-?\d+(?:\.(\d+))?(?:[eE]([-+]?\d+))?")
 def _half_unit(text: str) -> float:
     """Half a unit in the last printed digit: ``1.8999e-07`` means within 5e-12 of it."""
     m = _NUMBER.fullmatch(text)
+    if m is None:  # json parsed it as a number, and the pattern takes every JSON number
+        raise ValueError(f"not a printed number: {text!r}")
     decimals, exponent = len(m.group(1) or ""), int(m.group(2) or 0)
     return 0.5 * 10.0 ** (exponent - decimals)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import zipfile
-from importlib.metadata import PackageNotFoundError, distribution
+from importlib.metadata import Distribution, PackageNotFoundError, distribution
 from pathlib import Path
 
 from .. import __version__
@@ -43,6 +44,15 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
+def _installed(dist: Distribution, name: str | os.PathLike[str]) -> Path:
+    """Where an installed file of ``dist`` is. typeshed promises only its SimplePath protocol;
+    an installed distribution (importlib's PathDistribution) gives a path of the file system."""
+    located = dist.locate_file(name)
+    if not isinstance(located, os.PathLike):
+        raise WheelError(f"{DIST}'s files are not on the file system ({located!r})")
+    return Path(located)
+
+
 def repack_installed(dest: Path) -> Path:
     """This installation as a wheel: the files pip recorded (no bytecode), a fresh RECORD."""
     try:
@@ -54,14 +64,14 @@ def repack_installed(dest: Path) -> Path:
     info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
     if info is None or not any(f.parts[0] == "grader" for f in files):
         raise WheelError(f"the installed {DIST} has no files to pack (an editable install?)")
-    wheel_meta = Path(dist.locate_file(f"{info}/WHEEL")).read_text(encoding="utf-8")
+    wheel_meta = _installed(dist, f"{info}/WHEEL").read_text(encoding="utf-8")
     tag = next((line.split(":", 1)[1].strip() for line in wheel_meta.splitlines() if line.startswith("Tag:")),
                "py3-none-any")
     out = dest / f"{DIST}-{dist.version}-{tag}.whl"
     record = []
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for f in sorted(files, key=str):
-            data = Path(dist.locate_file(f)).read_bytes()
+            data = _installed(dist, f).read_bytes()
             z.writestr(str(f.as_posix()), data)
             record.append(_record_line(f.as_posix(), data))
         record.append(f"{info}/RECORD,,")

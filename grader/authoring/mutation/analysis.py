@@ -254,7 +254,7 @@ def findings(a: Analysis) -> list[Finding]:
                 how = (f"differs{tie} on this input ({o.evidence.message}); add it with grader add-case "
                        f"{a.problem} INPUT.json --hidden:\n      {json.dumps(o.evidence.input)}")
             out.append(Finding("suite hole", "fail", f"{m.describe()} [{m.kind}] {where}; {how}"))
-        elif o.status == "tie":
+        elif o.status == "tie" and o.evidence is not None:  # "tie" is given only with evidence
             out.append(Finding("mutants", "pass", f"differs only on an exact tie the statement excludes: "
                                f"{m.describe()}; input {json.dumps(o.evidence.input)}"))
         elif o.status == "equivalent":

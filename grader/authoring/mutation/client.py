@@ -11,7 +11,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from ...problem import Problem
 from ...problem.inputs import JaxInput, typed_input
@@ -33,9 +33,16 @@ def _classify(obj: Any) -> tuple[str, Any] | None:
     return ("jax", obj.array) if isinstance(obj, JaxInput) else None
 
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """One of the worker's pipes: Popen opens both, as they are asked for (PIPE)."""
+    if stream is None:
+        raise RuntimeError("the mutation worker has no pipe")
+    return stream
+
+
 class WorkerClient:
     def __init__(self) -> None:
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.frames: queue.Queue = queue.Queue()
         self.loaded: dict | None = None
         self.log = tempfile.TemporaryFile()
@@ -52,16 +59,16 @@ class WorkerClient:
         self.proc = subprocess.Popen([sys.executable, "-m", "grader.authoring.mutation.worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
         self.frames = queue.Queue()
-        threading.Thread(target=self._read, args=(self.proc, self.frames), daemon=True).start()
+        threading.Thread(target=self._read, args=(_pipe(self.proc.stdout), self.frames), daemon=True).start()
         if self.loaded is not None:
             self._send(self.loaded)
             self._expect_done(120.0)
 
     @staticmethod
-    def _read(proc: subprocess.Popen, frames: queue.Queue) -> None:
+    def _read(stdout: IO[bytes], frames: queue.Queue) -> None:
         while True:
             try:
-                frames.put(wire.read_frame(proc.stdout, FRAME_CAP))
+                frames.put(wire.read_frame(stdout, FRAME_CAP))
             except Exception:  # EOF or a broken frame: the worker is gone
                 frames.put(None)
                 return
@@ -69,7 +76,9 @@ class WorkerClient:
     def _send(self, header: dict, blob: bytes = b"") -> None:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
-        wire.write_frame(self.proc.stdin, header, blob)
+        if self.proc is None:  # _start leaves a worker running or raises
+            raise RuntimeError("the mutation worker is not running")
+        wire.write_frame(_pipe(self.proc.stdin), header, blob)
 
     def _next(self, timeout: float) -> tuple[dict, bytes] | str:
         try:
@@ -94,7 +103,7 @@ class WorkerClient:
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             try:
-                self.proc.stdin.close()
+                _pipe(self.proc.stdin).close()
                 self.proc.wait(timeout=10)
             except Exception:
                 self.proc.kill()

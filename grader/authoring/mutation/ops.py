@@ -41,12 +41,15 @@ METHOD_SWAPS = {"sum": "mean", "mean": "sum", "max": "min", "min": "max"}
 DTYPE_SWAPS = {"float16": ["float32"], "bfloat16": ["float32"], "float32": ["float16"], "float64": ["float32"]}
 KEYWORD_SWAPS = {("side", "left"): "right", ("side", "right"): "left"}
 
-_BIN_SWAP = {ast.Add: [ast.Sub], ast.Sub: [ast.Add], ast.Mult: [ast.Div], ast.Div: [ast.Mult],
-             ast.Pow: [ast.Mult], ast.FloorDiv: [ast.Div], ast.BitAnd: [ast.BitOr], ast.BitOr: [ast.BitAnd]}
+_BIN_SWAP: dict[type[ast.operator], list[type[ast.operator]]] = {
+    ast.Add: [ast.Sub], ast.Sub: [ast.Add], ast.Mult: [ast.Div], ast.Div: [ast.Mult], ast.Pow: [ast.Mult],
+    ast.FloorDiv: [ast.Div], ast.BitAnd: [ast.BitOr], ast.BitOr: [ast.BitAnd]}
 _BIN_OPERANDS_SWAP = (ast.Sub, ast.Div)  # a - b -> b - a
-_BIN_DROP = {ast.Add: (0, 1), ast.Sub: (0, "neg"), ast.Mult: (0, 1), ast.Div: (0,), ast.Pow: (0,)}
-_CMP_SWAP = {ast.Lt: [ast.LtE, ast.Gt], ast.LtE: [ast.Lt, ast.GtE], ast.Gt: [ast.GtE, ast.Lt],
-             ast.GtE: [ast.Gt, ast.LtE], ast.Eq: [ast.NotEq], ast.NotEq: [ast.Eq]}
+_BIN_DROP: dict[type[ast.operator], tuple[int | str, ...]] = {  # an operand kept, or "neg": a - b -> -b
+    ast.Add: (0, 1), ast.Sub: (0, "neg"), ast.Mult: (0, 1), ast.Div: (0,), ast.Pow: (0,)}
+_CMP_SWAP: dict[type[ast.cmpop], list[type[ast.cmpop]]] = {
+    ast.Lt: [ast.LtE, ast.Gt], ast.LtE: [ast.Lt, ast.GtE], ast.Gt: [ast.GtE, ast.Lt], ast.GtE: [ast.Gt, ast.LtE],
+    ast.Eq: [ast.NotEq], ast.NotEq: [ast.Eq]}
 _UNARY_DROP = (ast.USub, ast.Not, ast.Invert)
 
 
@@ -64,12 +67,17 @@ class Mutant:
 
 def _number(node: ast.AST) -> float | int | None:
     """The value of a numeric literal (``-1`` included); None for anything else."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) in (int, float):
-        return -node.operand.value
+    if isinstance(node, ast.Constant):
+        return _int_or_float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = _int_or_float(node.operand.value)
+        return None if value is None else -value
     return None
+
+
+def _int_or_float(value: object) -> float | int | None:
+    """``value`` if it is exactly an int or a float (a bool is no number here); else None."""
+    return value if type(value) is int or type(value) is float else None
 
 
 def constant_changes(value: int | float) -> list[int | float]:
@@ -100,14 +108,18 @@ def _path(parts: list[str]) -> ast.expr:
     return node
 
 
+# An expression built from a site's slots (its operands): the original or one mutant.
+Render = Callable[[list[ast.expr]], ast.expr]
+
+
 class _Site:
     """One mutable expression: its operand slots and how to render it from them."""
 
-    def __init__(self, node: ast.AST, slots: list[ast.expr], render: Callable[[list[ast.expr]], ast.expr]):
+    def __init__(self, node: ast.expr, slots: list[ast.expr], render: Render):
         self.node, self.slots, self.render = node, slots, render
-        self.alts: list[tuple[str, Callable[[list[ast.expr]], ast.expr]]] = []
+        self.alts: list[tuple[str, Render]] = []
 
-    def add(self, kind: str, build: Callable[[list[ast.expr]], ast.expr]) -> None:
+    def add(self, kind: str, build: Render) -> None:
         self.alts.append((kind, build))
 
     def add_constant_changes(self) -> None:
@@ -116,17 +128,67 @@ class _Site:
             if value is None:
                 continue
             for new in constant_changes(value):
-                self.add("constant", lambda s, i=i, new=new: self.render(s[:i] + [_literal(new)] + s[i + 1:]))
+                self.add("constant", _with_slot(self.render, i, new))
+
+
+# Renders are made by these functions rather than by lambdas in the loops: each binds its own loop values.
+def _slot(k: int) -> Render:
+    """Slot ``k`` alone: the expression dropped to one operand."""
+    def render(s: list[ast.expr]) -> ast.expr:
+        return s[k]
+    return render
+
+
+def _with_slot(render: Render, pos: int, value: int | float | str) -> Render:
+    """``render`` with slot ``pos`` replaced by the literal ``value``."""
+    def changed(s: list[ast.expr]) -> ast.expr:
+        literal = ast.Constant(value) if isinstance(value, str) else _literal(value)
+        return render(s[:pos] + [literal] + s[pos + 1:])
+    return changed
+
+
+def _binop(op: ast.operator, left: int, right: int) -> Render:
+    def render(s: list[ast.expr]) -> ast.expr:
+        return ast.BinOp(s[left], op, s[right])
+    return render
+
+
+def _compare(op: ast.cmpop) -> Render:
+    def render(s: list[ast.expr]) -> ast.expr:
+        return ast.Compare(s[0], [op], [s[1]])
+    return render
+
+
+def _call(fn: list[str], npos: int, names: list[str]) -> Render:
+    """A call of the library function at the dotted path ``fn``: ``npos`` positional
+    arguments, then keyword arguments ``names``."""
+    def render(s: list[ast.expr]) -> ast.expr:
+        return ast.Call(_path(fn), s[:npos], [ast.keyword(k, v) for k, v in zip(names, s[npos:])])
+    return render
+
+
+def _method_call(attr: str, npos: int, names: list[str]) -> Render:
+    """A call of method ``attr`` on slot 0: ``npos`` positional arguments, then keyword arguments ``names``."""
+    def render(s: list[ast.expr]) -> ast.expr:
+        return ast.Call(ast.Attribute(s[0], attr, ast.Load()), s[1:1 + npos],
+                        [ast.keyword(k, v) for k, v in zip(names, s[1 + npos:])])
+    return render
+
+
+def _dotted_path(parts: list[str]) -> Render:
+    def render(s: list[ast.expr]) -> ast.expr:
+        return _path(parts)
+    return render
 
 
 def _binop_site(node: ast.BinOp) -> _Site | None:
-    site = _Site(node, [node.left, node.right], lambda s, op=node.op: ast.BinOp(s[0], op, s[1]))
+    site = _Site(node, [node.left, node.right], _binop(node.op, 0, 1))
     for op in _BIN_SWAP.get(type(node.op), []):
-        site.add("operator", lambda s, op=op: ast.BinOp(s[0], op(), s[1]))
+        site.add("operator", _binop(op(), 0, 1))
     if isinstance(node.op, _BIN_OPERANDS_SWAP):
-        site.add("operator", lambda s, op=node.op: ast.BinOp(s[1], op, s[0]))
+        site.add("operator", _binop(node.op, 1, 0))
     for keep in _BIN_DROP.get(type(node.op), ()):
-        site.add("drop", (lambda s: ast.UnaryOp(ast.USub(), s[1])) if keep == "neg" else (lambda s, k=keep: s[k]))
+        site.add("drop", _slot(keep) if isinstance(keep, int) else lambda s: ast.UnaryOp(ast.USub(), s[1]))
     site.add_constant_changes()
     return site
 
@@ -134,9 +196,9 @@ def _binop_site(node: ast.BinOp) -> _Site | None:
 def _compare_site(node: ast.Compare) -> _Site | None:
     if len(node.ops) != 1:
         return None
-    site = _Site(node, [node.left, node.comparators[0]], lambda s, op=node.ops[0]: ast.Compare(s[0], [op], [s[1]]))
+    site = _Site(node, [node.left, node.comparators[0]], _compare(node.ops[0]))
     for op in _CMP_SWAP.get(type(node.ops[0]), []):
-        site.add("comparison", lambda s, op=op: ast.Compare(s[0], [op()], [s[1]]))
+        site.add("comparison", _compare(op()))
     site.add_constant_changes()
     return site
 
@@ -146,63 +208,59 @@ def _call_site(node: ast.Call, modules: set[str]) -> _Site | None:
         return None
     func = node.func
     parts = _dotted(func)
-    names = [k.arg for k in node.keywords]
+    names = [k.arg for k in node.keywords if k.arg is not None]  # every one: **kwargs returned above
     npos = len(node.args)
+    fn: list[str] | None  # the library function's path; None for a method
     if parts and parts[0] in modules and len(parts) > 1:
-        name, method = parts[-1], False
+        name, fn = parts[-1], parts
         slots = list(node.args) + [k.value for k in node.keywords]
-
-        def render(s, fn=parts, npos=npos, names=names):
-            return ast.Call(_path(fn), s[:npos], [ast.keyword(k, v) for k, v in zip(names, s[npos:])])
+        render = _call(parts, npos, names)
     elif isinstance(func, ast.Attribute) and not (parts and parts[0] in modules):
-        name, method = func.attr, True
+        name, fn = func.attr, None
         slots = [func.value] + list(node.args) + [k.value for k in node.keywords]
-
-        def render(s, attr=func.attr, npos=npos, names=names):
-            return ast.Call(ast.Attribute(s[0], attr, ast.Load()), s[1:1 + npos],
-                            [ast.keyword(k, v) for k, v in zip(names, s[1 + npos:])])
+        render = _method_call(func.attr, npos, names)
     else:
         return None
     site = _Site(node, slots, render)
-    if method:
+    if fn is None:
         if name == "astype" and npos + len(names) >= 1:
             site.add("cast", lambda s: s[0])
         for new in [METHOD_SWAPS[name]] if name in METHOD_SWAPS else []:
-            site.add("swap", lambda s, new=new: ast.Call(ast.Attribute(s[0], new, ast.Load()), s[1:1 + npos],
-                                                         [ast.keyword(k, v) for k, v in zip(names, s[1 + npos:])]))
+            site.add("swap", _method_call(new, npos, names))
     else:
         for new in SWAPS.get(name, []):
-            site.add("swap", lambda s, new=new: render(s, fn=parts[:-1] + [new]))
+            site.add("swap", _call(fn[:-1] + [new], npos, names))
         kind, keep = DROP_TO.get(name, ("", ()))
         for k in keep:
             if k < npos and (kind != "cast" or npos + len(names) >= 2 or name not in ("asarray", "array")):
-                site.add(kind, lambda s, k=k: s[k])
+                site.add(kind, _slot(k))
         if name == "where" and npos == 3:
             site.add("guard", lambda s: render([s[0], s[2], s[1]] + s[3:]))
         if name in REDUCTIONS:
-            _axis_changes(site, render, names, npos, len(slots))
+            _axis_changes(site, fn, names, npos, len(slots))
     for j, key in enumerate(names):
         value = node.keywords[j].value
-        if isinstance(value, ast.Constant) and (key, value.value) in KEYWORD_SWAPS:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and (key, value.value) in KEYWORD_SWAPS:
             pos = len(slots) - len(names) + j
-            new = KEYWORD_SWAPS[(key, value.value)]
-            site.add("keyword", lambda s, pos=pos, new=new: site.render(s[:pos] + [ast.Constant(new)] + s[pos + 1:]))
+            site.add("keyword", _with_slot(site.render, pos, KEYWORD_SWAPS[(key, value.value)]))
     site.add_constant_changes()
     return site if site.alts else None
 
 
-def _axis_changes(site: _Site, render, names: list[str], npos: int, nslots: int) -> None:
+def _axis_changes(site: _Site, fn: list[str], names: list[str], npos: int, nslots: int) -> None:
+    """Mutants of a reduction's axis: moved by one, dropped, or added (``axis=0``)."""
     if "axis" in names:
         pos = nslots - len(names) + names.index("axis")
         axis = _number(site.slots[pos])
         if axis is None:
             return
         for new in sorted({axis + 1, axis - 1} - {axis}):
-            site.add("axis", lambda s, pos=pos, new=new: render(s[:pos] + [_literal(new)] + s[pos + 1:]))
-        rest = [n for n in names if n != "axis"]
-        site.add("axis", lambda s, pos=pos: render(s[:pos] + s[pos + 1:], names=rest))
+            site.add("axis", _with_slot(site.render, pos, new))
+        without = _call(fn, npos, [n for n in names if n != "axis"])
+        site.add("axis", lambda s: without(s[:pos] + s[pos + 1:]))
     elif npos == 1:
-        site.add("axis", lambda s: render(s + [ast.Constant(0)], names=names + ["axis"]))
+        with_axis = _call(fn, npos, names + ["axis"])
+        site.add("axis", lambda s: with_axis(s + [ast.Constant(0)]))
 
 
 class _Schema(ast.NodeTransformer):
@@ -211,7 +269,7 @@ class _Schema(ast.NodeTransformer):
         self.mutants: list[Mutant] = []
         self.depth = 0  # inside a decorator, default or annotation nothing is mutated
 
-    def _site_for(self, node: ast.AST) -> _Site | None:
+    def _site_for(self, node: ast.expr) -> _Site | None:
         if isinstance(node, ast.BinOp):
             return _binop_site(node)
         if isinstance(node, ast.Compare):
@@ -219,14 +277,15 @@ class _Schema(ast.NodeTransformer):
         if isinstance(node, ast.Call):
             return _call_site(node, self.modules)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, _UNARY_DROP) and _number(node) is None:
-            site = _Site(node, [node.operand], lambda s, op=node.op: ast.UnaryOp(op, s[0]))
+            op = node.op
+            site = _Site(node, [node.operand], lambda s: ast.UnaryOp(op, s[0]))
             site.add("drop", lambda s: s[0])
             return site
         parts = _dotted(node) if isinstance(node, ast.Attribute) else None
         if parts and parts[0] in self.modules and parts[-1] in DTYPE_SWAPS:
-            site = _Site(node, [], lambda s, parts=parts: _path(parts))
+            site = _Site(node, [], _dotted_path(parts))
             for new in DTYPE_SWAPS[parts[-1]]:
-                site.add("cast", lambda s, new=new: _path(parts[:-1] + [new]))
+                site.add("cast", _dotted_path(parts[:-1] + [new]))
             return site
         value = _number(node)
         if value is not None:
@@ -265,7 +324,9 @@ class _Schema(ast.NodeTransformer):
         # Texts first: visiting the children rewrites nodes in place.
         original = ast.unparse(site.node)
         before = " ".join((ast.get_source_segment(self.source, site.node) or original).split())
-        ids, templates, seen = [], [self._lambda(params, site.render(as_params))], {original}
+        ids: list[int] = []
+        templates: list[ast.expr] = [self._lambda(params, site.render(as_params))]
+        seen = {original}
         for kind, build in site.alts:
             after = ast.unparse(build(list(site.slots)))
             if after in seen:
@@ -289,7 +350,7 @@ class _Schema(ast.NodeTransformer):
 def imported_names(tree: ast.Module) -> set[str]:
     """Names the module binds to modules (``jax``, ``jnp``, ...): calls through them are
     library functions; calls on anything else are methods of a value."""
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)

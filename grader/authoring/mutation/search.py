@@ -264,7 +264,7 @@ def _fuzz_leaf(raw: Any, leaf, rng: np.random.Generator) -> None:
     if value.ndim and rng.random() < 0.5:  # one slice along one axis
         axis = int(rng.integers(value.ndim))
         where = np.zeros(value.shape, dtype=bool)
-        index = [slice(None)] * value.ndim
+        index: list[slice | int] = [slice(None)] * value.ndim
         index[axis] = int(rng.integers(value.shape[axis])) if value.shape[axis] else 0
         where[tuple(index)] = value.shape[axis] > 0
     move = int(rng.integers(3))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -71,7 +71,7 @@ class Switchboard:
         self.static_ids.update(set(ids) - {k for k, _ in keep})
         return self._switch([k for k, _ in keep], [branches[0]] + [b for _, b in keep], operands)
 
-    def _switch(self, ids: list, branches: list, operands: list) -> Any:
+    def _switch(self, ids: Sequence[int], branches: list, operands: list) -> Any:
         import jax
         import jax.numpy as jnp
 
@@ -147,6 +147,8 @@ class Program:
                 continue
             self.mode = mode
             return out
+        if first is None:  # the ladder always holds a mode at least
+            raise RuntimeError("no way left to run the program")
         raise first
 
 
