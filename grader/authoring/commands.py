@@ -113,8 +113,14 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool)
               help="Sandboxes grading submissions in parallel.")
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
 @click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
-def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool) -> None:
-    """Prove problems sound: metadata, cases, oracles, reference, statement, submissions."""
+@click.option("--fresh", is_flag=True,
+              help="Prove every problem again, even one whose proof is kept (nothing it depends on changed).")
+def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool, fresh: bool) -> None:
+    """Prove problems sound: metadata, cases, oracles, reference, statement, submissions.
+    A problem proved before, with nothing it depends on changed since, is not proved
+    again (``--fresh`` proves it anyway)."""
+    from ..authoring.proofs import Proof, ProofStore, proof_key
+    from ..authoring.mutation import table_rows
     from ..authoring.validate import print_finding, session_if, validate_problem
     from ..problem import all_problem_ids
     from ..report.text import make_console
@@ -127,10 +133,25 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, m
         _fail(str(exc))
     ids = list(folders) or _fail(f"no problems under {problems_root()}")
     failed = 0
+    store = ProofStore()
     with Pool(workers) as pool, session_if(mutants, con) as session:
         for pid in ids:
             con.print(f"[bold]{pid}[/bold]")
-            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
+            corpus = None if no_submissions else folders[pid].parent.parent / "submissions" / pid
+            key = proof_key(folders[pid], corpus, mutants)
+            kept = None if fresh else store.get(pid, key)
+            if kept is not None:
+                findings = kept.findings
+                con.print("  (proved before, and nothing it depends on changed since: kept; --fresh proves it again)")
+                if session is not None and kept.mutation_row:
+                    session.kept_rows.append(kept.mutation_row)
+            else:
+                analysed = len(session.analyses) if session is not None else 0
+                _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
+                row = None
+                if session is not None and len(session.analyses) > analysed:
+                    row = table_rows(session.analyses[-1:])[0]
+                store.put(pid, Proof(key, findings, row))
             for f in findings:
                 print_finding(con, f)
             bad = sum(1 for f in findings if f.status == "fail")

@@ -84,6 +84,7 @@ class MutationSession:
         self.console = console  # where the table goes when the session ends
         self.client = WorkerClient()
         self.analyses: list[Analysis] = []
+        self.kept_rows: list[list[str]] = []  # the table's rows of problems whose proof was kept (not analysed)
         self.log = log
         self.started = time.monotonic()
 
@@ -104,6 +105,8 @@ class MutationSession:
             table.add_column(name, justify="left" if i == 0 else "right")
         for row in table_rows(self.analyses):
             table.add_row(*row)
+        for row in self.kept_rows:
+            table.add_row(*row[:-1], "kept")
         con.print(table, width=max(con.width, 150))
         con.print(f"mutation analysis: {sum(a.seconds for a in self.analyses):.1f} s of "
                   f"{time.monotonic() - self.started:.1f} s in all")
