@@ -124,6 +124,11 @@ class Server:
         return httpx.Client(base_url=self.base + "/api/v1", headers=headers, timeout=60, **kw)
 
 
+def csrf(client: "httpx.Client") -> dict:
+    """The header a cookie-authenticated write carries: the session's CSRF token."""
+    return {"X-CSRF-Token": client.cookies.get("jaxjudge_csrf", "")}
+
+
 @contextmanager
 def logged_in(base: str, email: str, password: str) -> Iterator["httpx.Client"]:
     """A client with a browser's session cookies, logged in as ``email``, for the pages

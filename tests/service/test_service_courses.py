@@ -9,7 +9,7 @@ import time
 
 import httpx
 import pytest
-from service_support import P1, Server, logged_in, make_user, mark_graded, sqlite_url
+from service_support import P1, Server, csrf, logged_in, make_user, mark_graded, sqlite_url
 
 PASSWORD = "correct horse"
 
@@ -36,9 +36,6 @@ def browser(site) -> httpx.Client:
     """A client without a token: cookies, as a browser has them."""
     return httpx.Client(base_url=site.base + "/api/v1", timeout=30)
 
-
-def _csrf(client: httpx.Client) -> dict:
-    return {"X-CSRF-Token": client.cookies.get("jaxjudge_csrf", "")}
 
 
 def _course(site, who: str, slug: str) -> None:
@@ -144,7 +141,7 @@ def two_classes(site):
     subs = {}
     for name, teacher, slug in (("ada", "t1", "ml-101"), ("bo", "t2", "stats-200")):
         b = _sign_up(site, _invite(site, teacher, slug)["code"], f"{name}@example.org")
-        r = b.post("/submissions", json={"problem": P1, "source": f"# {name}\n", "kind": "submit"}, headers=_csrf(b))
+        r = b.post("/submissions", json={"problem": P1, "source": f"# {name}\n", "kind": "submit"}, headers=csrf(b))
         assert r.status_code == 202, r.text
         subs[name] = r.json()["id"]
         mark_graded(site.url, subs[name], "AC", problem_version="old")
@@ -239,10 +236,10 @@ def test_a_password_change_needs_the_current_one_and_ends_the_other_sessions(sit
     with browser(site) as one, browser(site) as other:
         for b in (one, other):
             assert b.post("/auth/login", json={"email": "pat@example.org", "password": PASSWORD}).status_code == 200
-        wrong = one.post("/auth/password", json={"current": "nope nope", "new": "brand new pw"}, headers=_csrf(one))
+        wrong = one.post("/auth/password", json={"current": "nope nope", "new": "brand new pw"}, headers=csrf(one))
         assert wrong.status_code == 400 and "current password is wrong" in wrong.json()["detail"]
         assert one.post("/auth/password", json={"current": PASSWORD, "new": "brand new pw"},
-                        headers=_csrf(one)).status_code == 200
+                        headers=csrf(one)).status_code == 200
         assert one.get("/me").status_code == 200 and other.get("/me").status_code == 401
         assert one.post("/auth/login", json={"email": "pat@example.org", "password": "brand new pw"}).status_code \
             == 200
@@ -251,7 +248,7 @@ def test_a_password_change_needs_the_current_one_and_ends_the_other_sessions(sit
 def test_removing_a_member_hides_their_work_from_that_courses_instructor(site):
     _course(site, "t1", "ml-101")
     b = _sign_up(site, _invite(site, "t1", "ml-101")["code"], "gone@example.org")
-    sub = b.post("/submissions", json={"problem": P1, "source": "# gone\n", "kind": "run"}, headers=_csrf(b)).json()
+    sub = b.post("/submissions", json={"problem": P1, "source": "# gone\n", "kind": "run"}, headers=csrf(b)).json()
     b.close()
     with api(site, "t1") as c:
         members = {m["email"]: m["user_id"] for m in c.get("/courses/ml-101/members").json()}

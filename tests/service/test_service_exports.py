@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import httpx
 import pytest
-from service_support import P1, Server, logged_in, make_user, mark_graded, sqlite_url
+from service_support import P1, Server, csrf, logged_in, make_user, mark_graded, sqlite_url
 
 PASSWORD = "correct horse"
 FORMULA_START = "=+-@\t\r"
@@ -28,9 +28,6 @@ LAYOUTS = ["plain", "canvas", "moodle"]
 CSV_OPERATIONS = {("get", "/api/v1/courses/{slug}/members"), ("get", "/api/v1/gradebook"),
                   ("get", "/api/v1/courses/{slug}/assignments/{assignment}/scores")}
 
-
-def _csrf(client: httpx.Client) -> dict:
-    return {"X-CSRF-Token": client.cookies.get("jaxjudge_csrf", "")}
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -57,7 +54,7 @@ def site(request, tmp_path_factory):
             r = b.post("/signup", json={"code": code, "email": email, "password": PASSWORD})
             assert r.status_code == 201, r.text
             r = b.post("/submissions", json={"problem": P1, "source": "# mine\n", "kind": "submit",
-                                             "assignment": f"{COURSE}/link"}, headers=_csrf(b))
+                                             "assignment": f"{COURSE}/link"}, headers=csrf(b))
             assert r.status_code == 202, r.text
             mark_graded(url, r.json()["id"], "WA", 1)
     server.token = token

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import httpx
 import pytest
-from service_support import P1, Server, logged_in, make_user, mark_graded, sqlite_url
+from service_support import P1, Server, csrf, logged_in, make_user, mark_graded, sqlite_url
 
 PASSWORD = "correct horse"
 
@@ -57,9 +57,6 @@ def api(site, who: str) -> httpx.Client:
 def browser(site) -> httpx.Client:
     return httpx.Client(base_url=site.base + "/api/v1", timeout=30)
 
-
-def _csrf(client: httpx.Client) -> dict:
-    return {"X-CSRF-Token": client.cookies.get("jaxjudge_csrf", "")}
 
 
 @contextmanager
@@ -119,7 +116,7 @@ def test_a_declined_roster_invitation_makes_no_member(site):
     with api(site, "t2") as t2:
         assert t2.post("/courses/theirs/roster", json={"csv": "email\ndee@example.org\n"}).json()[0]["invited"]
     with _login(site, "dee@example.org") as dee:
-        assert dee.delete("/me/invitations/theirs", headers=_csrf(dee)).status_code == 204
+        assert dee.delete("/me/invitations/theirs", headers=csrf(dee)).status_code == 204
         assert dee.get("/me/invitations").json() == []
     assert "dee@example.org" not in _member_emails(site, "t2", "theirs")
 
@@ -154,7 +151,7 @@ def _learner_with_link(site, email: str) -> tuple[int, str]:
 def test_changing_ones_own_password_ends_a_reset_link_made_before_it(site):
     _uid, link = _learner_with_link(site, "cy@example.org")
     with _login(site, "cy@example.org") as cy:
-        r = cy.post("/auth/password", json={"current": PASSWORD, "new": "my own choice"}, headers=_csrf(cy))
+        r = cy.post("/auth/password", json={"current": PASSWORD, "new": "my own choice"}, headers=csrf(cy))
         assert r.status_code == 200, r.text
     with browser(site) as b:
         used = b.post("/auth/password-link", json={"secret": link, "password": "the attackers"})
@@ -165,8 +162,8 @@ def test_changing_ones_own_password_ends_a_reset_link_made_before_it(site):
 def test_a_self_change_ends_other_sessions_keeps_tokens_and_says_so(site):
     make_user(site.url, "flo@example.org", password=PASSWORD, course="ours")  # with a token of its own
     with _login(site, "flo@example.org") as one, _login(site, "flo@example.org") as other:
-        token = one.post("/tokens", json={"name": "laptop"}, headers=_csrf(one)).json()["token"]
-        r = one.post("/auth/password", json={"current": PASSWORD, "new": "brand new pw"}, headers=_csrf(one))
+        token = one.post("/tokens", json={"name": "laptop"}, headers=csrf(one)).json()["token"]
+        r = one.post("/auth/password", json={"current": PASSWORD, "new": "brand new pw"}, headers=csrf(one))
         assert r.status_code == 200 and r.json()["sessions_ended"] == 1 and r.json()["tokens_kept"] == 2
         assert "1 other session logged out; your 2 API tokens still work" in r.json()["detail"]
         assert other.get("/me").status_code == 401 and one.get("/me").status_code == 200
@@ -177,7 +174,7 @@ def test_a_self_change_ends_other_sessions_keeps_tokens_and_says_so(site):
 def test_a_password_set_with_a_reset_link_revokes_the_accounts_tokens_and_sessions(site):
     _uid, link = _learner_with_link(site, "gil@example.org")
     with _login(site, "gil@example.org") as old:
-        token = old.post("/tokens", json={"name": "script"}, headers=_csrf(old)).json()["token"]
+        token = old.post("/tokens", json={"name": "script"}, headers=csrf(old)).json()["token"]
         with browser(site) as b:
             assert b.post("/auth/password-link", json={"secret": link, "password": "reset by link"}).status_code \
                 == 200
