@@ -54,14 +54,10 @@ def api(site, who: str) -> httpx.Client:
     return site.client(site.tokens[who])
 
 
-def browser(site) -> httpx.Client:
-    return httpx.Client(base_url=site.base + "/api/v1", timeout=30)
-
-
 
 @contextmanager
 def _login(site, email: str, password: str = PASSWORD) -> Iterator[httpx.Client]:
-    with browser(site) as b:
+    with site.client() as b:
         assert b.post("/auth/login", json={"email": email, "password": password}).status_code == 200
         yield b
 
@@ -153,7 +149,7 @@ def test_changing_ones_own_password_ends_a_reset_link_made_before_it(site):
     with _login(site, "cy@example.org") as cy:
         r = cy.post("/auth/password", json={"current": PASSWORD, "new": "my own choice"}, headers=csrf(cy))
         assert r.status_code == 200, r.text
-    with browser(site) as b:
+    with site.client() as b:
         used = b.post("/auth/password-link", json={"secret": link, "password": "the attackers"})
         assert used.status_code == 400 and "used or expired" in used.json()["detail"]
         assert b.post("/auth/login", json={"email": "cy@example.org", "password": "my own choice"}).status_code == 200
@@ -175,7 +171,7 @@ def test_a_password_set_with_a_reset_link_revokes_the_accounts_tokens_and_sessio
     _uid, link = _learner_with_link(site, "gil@example.org")
     with _login(site, "gil@example.org") as old:
         token = old.post("/tokens", json={"name": "script"}, headers=csrf(old)).json()["token"]
-        with browser(site) as b:
+        with site.client() as b:
             assert b.post("/auth/password-link", json={"secret": link, "password": "reset by link"}).status_code \
                 == 200
             assert b.get("/me").status_code == 200  # the link's user is logged in

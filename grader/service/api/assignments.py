@@ -16,11 +16,10 @@ from sqlalchemy import select
 from ...problem import all_problem_ids
 from ...similarity import Report
 from ..domain import assignments as asg
-from ..domain import courses as co
 from ..domain.accounts import AccountError, Principal
 from ..core.models import Assignment, Extension, User
 from ..domain.similar_code import TOP, similar_submits
-from .deps import ContextDep, CurrentInstructor, CurrentUser
+from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
 from .schemas import PROBLEM_ID, Strict, When, errors
 
 router = APIRouter(tags=["assignments"])
@@ -102,13 +101,6 @@ class ScoreRow(BaseModel):
     extended: bool
 
 
-def _course(s, who: Principal, slug: str, teach: bool):
-    try:
-        return co.course_for(s, who, slug, teach=teach)
-    except LookupError:
-        raise HTTPException(404, "no such course" + (" (or you do not teach it)" if teach else "")) from None
-
-
 def _assignment(s, course, slug: str) -> Assignment:
     try:
         return asg.find(s, course, slug)
@@ -143,7 +135,7 @@ def describe(s, course, a: Assignment, who: Principal, with_scores: bool) -> Ass
              responses=errors(400, 401, 403, 404, 422))
 def create(body: AssignmentIn, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.write() as s:
-        course = _course(s, who, slug, teach=True)
+        course = course_or_404(s, who, slug, teach=True)
         try:
             a = asg.create(s, course, who.user_id, body.slug, body.title, body.opens_at, body.due_at,
                            body.late_until, body.late_penalty, body.credit,
@@ -160,7 +152,7 @@ def change(body: AssignmentChange, who: CurrentInstructor, c: ContextDep, slug: 
     """Replace everything but the slug (times, late policy, credit, problems and weights)
     by the rules of creating one. Scores follow at once; a Submit keeps its late mark."""
     with c.db.write() as s:
-        course = _course(s, who, slug, teach=True)
+        course = course_or_404(s, who, slug, teach=True)
         a = _assignment(s, course, assignment)
         try:
             asg.update(s, a, body.title, body.opens_at, body.due_at, body.late_until,
@@ -178,7 +170,7 @@ def remove(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: 
     """Delete an assignment nothing depends on yet; 409 once a Submit was made for it or
     an LMS launched it (close it by its times instead)."""
     with c.db.write() as s:
-        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        a = _assignment(s, course_or_404(s, who, slug, teach=True), assignment)
         try:
             asg.delete(s, a)
         except AccountError as exc:
@@ -189,14 +181,14 @@ def remove(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: 
 @router.get("/courses/{slug}/assignments", response_model=list[AssignmentOut], responses=errors(401, 404))
 def listing(who: CurrentUser, c: ContextDep, slug: str = SLUG):
     with c.db.read() as s:
-        course = _course(s, who, slug, teach=False)
+        course = course_or_404(s, who, slug, teach=False)
         return [describe(s, course, a, who, with_scores=True) for a in asg.of_course(s, course)]
 
 
 @router.get("/courses/{slug}/assignments/{assignment}", response_model=AssignmentOut, responses=errors(401, 404))
 def read(who: CurrentUser, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64)):
     with c.db.read() as s:
-        course = _course(s, who, slug, teach=False)
+        course = course_or_404(s, who, slug, teach=False)
         return describe(s, course, _assignment(s, course, assignment), who, with_scores=True)
 
 
@@ -213,7 +205,7 @@ def extend(body: ExtensionIn, who: CurrentInstructor, c: ContextDep, slug: str =
     """One learner's own due time (and late window), replacing an earlier one; the
     gradebook shows it, and who gave it."""
     with c.db.write() as s:
-        course = _course(s, who, slug, teach=True)
+        course = course_or_404(s, who, slug, teach=True)
         a = _assignment(s, course, assignment)
         uid = s.scalar(select(User.id).where(User.email == body.email.strip().lower()))
         try:
@@ -232,7 +224,7 @@ def extend(body: ExtensionIn, who: CurrentInstructor, c: ContextDep, slug: str =
             responses=errors(401, 403, 404))
 def extensions(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64)):
     with c.db.read() as s:
-        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        a = _assignment(s, course_or_404(s, who, slug, teach=True), assignment)
         rows = s.scalars(select(Extension).where(Extension.assignment_id == a.id)).all()
         return [_extension_out(s, e) for e in rows]
 
@@ -244,7 +236,7 @@ def scores(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: 
            layout: Literal["plain", "canvas", "moodle"] = Query("plain", description="csv: whose import layout")):
     """Every learner of the course: their best counted Submit per problem, and points."""
     with c.db.read() as s:
-        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        a = _assignment(s, course_or_404(s, who, slug, teach=True), assignment)
         problems, rows = asg.scores(s, a)
     if format == "csv":
         return Response(asg.scores_csv(a, problems, rows, layout), media_type="text/csv; charset=utf-8",
@@ -263,7 +255,7 @@ def similar(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment:
     not count), best first, with the matching line ranges. For a person to read, never a
     verdict."""
     with c.db.read() as s:
-        a = _assignment(s, _course(s, who, slug, teach=True), assignment)
+        a = _assignment(s, course_or_404(s, who, slug, teach=True), assignment)
         try:
             report, _subs = similar_submits(s, a, problem, top)
         except LookupError as exc:

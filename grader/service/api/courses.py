@@ -15,10 +15,10 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from ..domain import courses as co
-from ..domain.accounts import AccountError, Principal, change_password, use_password_link
+from ..domain.accounts import AccountError, change_password, use_password_link
 from ..core.models import Invitation
 from .auth import start_session, throttle
-from .deps import ContextDep, CurrentInstructor, CurrentUser
+from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
 from .schemas import DB_INT_MAX, CsvText, Me, Strict, errors
 
 router = APIRouter(tags=["courses"])
@@ -113,13 +113,6 @@ def _refuse(exc: AccountError) -> HTTPException:
     return HTTPException(400, str(exc))
 
 
-def _taught(s, who: Principal, slug: str):
-    try:
-        return co.course_for(s, who, slug, teach=True)
-    except LookupError:
-        raise HTTPException(404, "no such course (or you do not teach it)") from None
-
-
 @router.post("/courses", response_model=CourseOut, status_code=201, responses=errors(400, 401, 403, 422))
 def create(body: CourseIn, who: CurrentInstructor, c: ContextDep):
     with c.db.write() as s:
@@ -146,7 +139,7 @@ def _invitation_out(row: Invitation, code: str | None = None, link: str | None =
              responses=errors(400, 401, 403, 404, 422))
 def invite(body: InvitationIn, request: Request, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.write() as s:
-        course = _taught(s, who, slug)
+        course = course_or_404(s, who, slug)
         try:
             row, code = co.new_invitation(s, course, who.user_id, body.role, body.days, body.email_domain)
         except AccountError as exc:
@@ -157,13 +150,13 @@ def invite(body: InvitationIn, request: Request, who: CurrentInstructor, c: Cont
 @router.get("/courses/{slug}/invitations", response_model=list[InvitationOut], responses=errors(401, 403, 404))
 def invitation_list(who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     with c.db.read() as s:
-        return [_invitation_out(r) for r in co.invitations(s, _taught(s, who, slug))]
+        return [_invitation_out(r) for r in co.invitations(s, course_or_404(s, who, slug))]
 
 
 @router.delete("/courses/{slug}/invitations/{invitation_id}", status_code=204, responses=errors(401, 403, 404, 422))
 def revoke(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, invitation_id: int = Path(ge=1, le=DB_INT_MAX)):
     with c.db.write() as s:
-        if not co.revoke_invitation(s, _taught(s, who, slug), invitation_id):
+        if not co.revoke_invitation(s, course_or_404(s, who, slug), invitation_id):
             raise HTTPException(404, "no such invitation (or it is revoked already)")
     return Response(status_code=204)
 
@@ -247,7 +240,7 @@ def password_link(body: PasswordLinkIn, request: Request, response: Response, c:
             responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
 def members(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, format: Literal["json", "csv"] = Query("json")):
     with c.db.read() as s:
-        rows = co.members(s, _taught(s, who, slug))
+        rows = co.members(s, course_or_404(s, who, slug))
     if format == "csv":
         return Response(co.roster_csv(rows), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="{slug}-roster.csv"'})
@@ -261,7 +254,7 @@ def roster(body: RosterIn, request: Request, who: CurrentInstructor, c: ContextD
     accepts (``POST /me/invitations/{slug}``). One wrong row refuses the whole file."""
     with c.db.write() as s:
         try:
-            done = co.import_roster(s, _taught(s, who, slug), who.user_id, body.csv)
+            done = co.import_roster(s, course_or_404(s, who, slug), who.user_id, body.csv)
         except AccountError as exc:
             raise _refuse(exc) from None
         return [ImportedOut(email=r.email, created=r.created, joined=r.joined, invited=r.invited,
@@ -273,7 +266,7 @@ def remove(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, user_id: int
     """The membership ends; the account and its submissions stay."""
     with c.db.write() as s:
         try:
-            gone = co.remove_member(s, _taught(s, who, slug), user_id, who.user_id)
+            gone = co.remove_member(s, course_or_404(s, who, slug), user_id, who.user_id)
         except AccountError as exc:
             raise _refuse(exc) from None
     if not gone:
@@ -290,7 +283,7 @@ def reset(request: Request, who: CurrentInstructor, c: ContextDep, slug: str = S
     also in a course you do not teach."""
     with c.db.write() as s:
         try:
-            secret = co.reset_link(s, _taught(s, who, slug), who, user_id)
+            secret = co.reset_link(s, course_or_404(s, who, slug), who, user_id)
         except LookupError:
             raise HTTPException(404, "no such member") from None
         except AccountError as exc:

@@ -20,7 +20,10 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 if TYPE_CHECKING:  # the app builds them; a route only reads them
+    from sqlalchemy.orm import Session
+
     from ..core.db import Database
+    from ..core.models import Course
     from ..queue.workers import Workers
     from .changes import Changes
 
@@ -70,6 +73,17 @@ def instructor(who: Annotated[Principal, Depends(current)]) -> Principal:
     if not who.instructor:
         raise HTTPException(403, "instructors only")
     return who
+
+
+def course_or_404(s: Session, who: Principal, slug: str, teach: bool = True) -> Course:
+    """The course ``slug`` if ``who`` is in it (with ``teach``: teaches it), else a 404
+    that is the same whether it exists or not."""
+    from ..domain.courses import course_for
+
+    try:
+        return course_for(s, who, slug, teach=teach)
+    except LookupError:
+        raise HTTPException(404, "no such course" + (" (or you do not teach it)" if teach else "")) from None
 
 
 def taught(c: AppContext, who: Principal, slug: str | None):

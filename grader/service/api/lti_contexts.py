@@ -10,11 +10,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..domain import courses as co
-from ..domain.accounts import Principal
 from ..domain.lti_contexts import bind, binding
-from ..core.models import Course, LtiContext
-from .deps import ContextDep, CurrentInstructor
+from ..core.models import LtiContext
+from .deps import ContextDep, course_or_404, CurrentInstructor
 from .schemas import DB_INT_MAX, Strict, errors
 
 router = APIRouter(tags=["lti"])
@@ -41,13 +39,6 @@ def _context_out(row: LtiContext, slug: str) -> ContextOut:
                       context_id=row.context_id, title=row.title, created_at=row.created_at)
 
 
-def _taught(s, who: Principal, slug: str) -> Course:
-    try:
-        return co.course_for(s, who, slug, teach=True)
-    except LookupError:
-        raise HTTPException(404, "no such course (or you do not teach it)") from None
-
-
 @router.post("/lti/contexts", response_model=ContextOut, status_code=201,
              responses={200: {"model": ContextOut, "description": "linked to this course already"},
                         **errors(400, 401, 403, 404, 409, 422)})
@@ -72,7 +63,7 @@ def bind_context(body: BindIn, request: Request, response: Response, who: Curren
         raise HTTPException(400, "the launch names no LMS course (it has no context claim)")
     try:
         with c.db.write() as s:
-            course = _taught(s, who, body.course)
+            course = course_or_404(s, who, body.course)
             bound = binding(s, launch)
             if bound is not None and bound.course_id != course.id:
                 raise HTTPException(409, f"this LMS course is linked to the judge course {bound.slug!r} already: "
@@ -92,7 +83,7 @@ def bind_context(body: BindIn, request: Request, response: Response, who: Curren
 def contexts(who: CurrentInstructor, c: ContextDep, slug: str = Path(max_length=64)):
     """The LMS courses linked to this course (you teach it)."""
     with c.db.read() as s:
-        course = _taught(s, who, slug)
+        course = course_or_404(s, who, slug)
         rows = s.scalars(select(LtiContext).where(LtiContext.course_id == course.id).order_by(LtiContext.id))
         return [_context_out(r, course.slug) for r in rows]
 
@@ -102,7 +93,7 @@ def unbind_context(who: CurrentInstructor, c: ContextDep, slug: str = Path(max_l
                    context_id: int = Path(ge=1, le=DB_INT_MAX)):
     """Unlink an LMS course: its links open none of this course's assignments any more."""
     with c.db.write() as s:
-        course = _taught(s, who, slug)
+        course = course_or_404(s, who, slug)
         row = s.get(LtiContext, context_id)
         if row is None or row.course_id != course.id:
             raise HTTPException(404, "no such LMS course is linked to this course")
