@@ -1,8 +1,9 @@
 """The job: what the judge asks one child to run, as the ``run`` frame carries it.
 
-Shared by the three processes. The judge builds a ``Job`` (``request.Request.frame``),
-the zygote decodes it once and takes its clock from it, and hands the decoded job to
-the child it forks (``child/main.py``). Case inputs stay wire nodes here, decoded
+Shared by the three processes. A run's own fields are declared once, in ``RunSpec``:
+the judge's ``request.Request`` and the ``Job`` both extend it. The judge builds a
+``Job`` (``request.Request.frame``), the zygote decodes it once and takes its clock
+from it, and hands the decoded job to the child it forks (``child/main.py``). Case inputs stay wire nodes here, decoded
 into arrays only in the child; expected outputs are never part of a job. No JAX here.
 """
 from __future__ import annotations
@@ -32,26 +33,35 @@ class JobSize:
     input: dict
 
 
-@dataclass(frozen=True)
-class Job:
-    KIND: ClassVar[str] = "run"
+@dataclass(frozen=True, kw_only=True)
+class RunSpec:
+    """What a run is, in the judge's words: the fields a ``Job`` frame and the judge's
+    ``request.Request`` share, declared once. Each adds how it holds the cases."""
     source: str
     entry: str
     args: tuple[str, ...]
-    cases: tuple[JobCase, ...]
     time_seconds: float  # per case, and per every phase after loading
     load_seconds: float
-    cpu_seconds: int
     memory_mb: int
-    output_bytes: int
     watch: tuple[str, ...] = ()
     perturbed: tuple[str, ...] = ()  # the transform chain the dependence probe perturbs
-    size_inputs: tuple[JobSize, ...] = ()
     strict: bool = False  # stop before loading the submission unless every layer is active
-    probe_ids: tuple[str, ...] = ()
-    # Each a (factor, shift, lane frequency, lane phase, extra passes): see ``probe.PARAMS``.
+    probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
+    # Each probe case reruns once per perturbation: (factor, shift, lane frequency, lane
+    # phase, extra passes); see ``probe.PARAMS``.
     probe_perturbations: tuple[tuple[float, ...], ...] = ()
-    wall_seconds: float | None = None  # a bound on the whole run (feedback's budget)
+    # A bound on the whole run, on top of the per-phase limits (feedback's time budget):
+    # the child is killed when it passes, and the run says so.
+    wall_seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Job(RunSpec):
+    KIND: ClassVar[str] = "run"
+    cases: tuple[JobCase, ...]
+    cpu_seconds: int
+    output_bytes: int
+    size_inputs: tuple[JobSize, ...] = ()
     readable: tuple[str, ...] = ()  # what Landlock leaves readable
     xla_cache: str | None = None
     disabled_layers: tuple[str, ...] = ()

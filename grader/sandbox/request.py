@@ -8,13 +8,13 @@ boundary (``frames``), so that the judge's stages read it without checking again
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from ..problem.inputs import JaxInput
 from . import wire
 from .env import default_readable_paths
-from .job import Job, JobCase, JobSize, perturbation
+from .job import Job, JobCase, JobSize, RunSpec, perturbation
 from .messages import MAX_PERTURBATIONS, ProgramSize, RuntimeRecord
 from .outcome import Cost, ErrorInfo, ProgramOps
 from .xla_cache import readable_cache
@@ -75,46 +75,30 @@ class RunResult:
         return self.exit.get("killed") == "budget"
 
 
-@dataclass
-class Request:
-    source: str
-    entry: str
-    args: tuple[str, ...]
+@dataclass(frozen=True, kw_only=True)
+class Request(RunSpec):
+    """A run as the judge states it: typed inputs, limits in the problem's units."""
     cases: list[tuple[str, Any]]  # (id, typed input)
-    time_seconds: float
-    load_seconds: float
-    memory_mb: int
     output_kb: int
-    watch: tuple[str, ...] = ()
-    perturbed: tuple[str, ...] = ()  # the transform chain the dependence probe perturbs
     probe: bool = False
     size_inputs: list[tuple[int, Any]] = field(default_factory=list)  # (batch size, typed input)
     cost: bool = False  # the judge puts each case's compile and run times on its report
     hidden: frozenset[str] = frozenset()  # case ids whose runs must leave no trace in the report
-    strict: bool = False  # the child stops before loading the submission unless every layer is active
-    probe_ids: tuple[str, ...] = ()  # cases the dependence probe reruns (those that ran clean)
-    # Each probe case reruns once per perturbation: (factor, shift, lane frequency, lane phase, extra passes).
-    probe_perturbations: tuple[tuple[float, ...], ...] = ()
-    # A bound on the whole run, on top of the per-phase limits (feedback's time budget):
-    # the child is killed when it passes, and the run says so (``over_budget``).
-    wall_seconds: float | None = None
 
     def frame(self) -> tuple[dict, bytes]:
         nodes, blob = encode_inputs([inp for _, inp in self.cases] + [inp for _, inp in self.size_inputs])
         n = len(self.cases) * (1 + len(self.probe_perturbations)) + 2
         cache = readable_cache()
+        spec = {f.name: getattr(self, f.name) for f in fields(RunSpec)}
         job = Job(
-            source=self.source, entry=self.entry, args=tuple(self.args),
+            **{**spec, "args": tuple(self.args), "watch": tuple(self.watch), "perturbed": tuple(self.perturbed),
+               "probe_ids": tuple(self.probe_ids),
+               "probe_perturbations": tuple(perturbation(f) for f in self.probe_perturbations[:MAX_PERTURBATIONS])},
             cases=tuple(JobCase(cid, cid in self.hidden, node) for (cid, _), node in zip(self.cases, nodes)),
-            time_seconds=self.time_seconds, load_seconds=self.load_seconds,
             cpu_seconds=int(2 * (self.load_seconds + n * self.time_seconds)) + 10,
-            memory_mb=self.memory_mb, output_bytes=self.output_kb * 1024, watch=tuple(self.watch),
-            perturbed=tuple(self.perturbed),
+            output_bytes=self.output_kb * 1024,
             size_inputs=tuple(JobSize(size, node)
                               for (size, _), node in zip(self.size_inputs, nodes[len(self.cases):])),
-            strict=self.strict, probe_ids=tuple(self.probe_ids),
-            probe_perturbations=tuple(perturbation(f) for f in self.probe_perturbations[:MAX_PERTURBATIONS]),
-            wall_seconds=self.wall_seconds,
             readable=tuple(default_readable_paths() + ([cache] if cache else [])), xla_cache=cache,
             disabled_layers=tuple(x.strip() for x in os.environ.get("JAXJUDGE_DISABLE_LAYERS", "").split(",")
                                   if x.strip()))
