@@ -75,6 +75,11 @@ class Health(threading.Thread):
         """The first sample in which ``pid`` was no longer listed as warming."""
         return next((t for t, _ok, pending in self.samples if pid not in pending), None)
 
+    def hints_at(self) -> float | None:
+        """The first sample in which no problem was left in the probe or hint phase."""
+        return next((t for t, _ok, pending in self.samples
+                     if not {"probe", "hint"} & set(pending.values())), None)
+
     def all_warm_at(self) -> float | None:
         return next((t for t, ok, pending in self.samples if ok and not pending), None)
 
@@ -253,11 +258,12 @@ def main() -> None:
         tmp.cleanup()
 
     # ------------------------------------------------------------ 1. first Run
-    all_warm = health.all_warm_at()
+    all_warm, hints = health.all_warm_at(), health.hints_at()
     print("server: 2 workers, SQLite, feedback on, every judge cache empty at start (a temporary folder)")
     print(f"  start -> /healthz healthy {healthy:.1f} s (the zygotes' start and one reference case) -> /readyz ready "
-          f"{ready:.1f} s (every probe table); every problem warm {fmt(all_warm - ready if all_warm else None, 0, 1)}"
-          f" s after ready"
+          f"{ready:.1f} s (every probe table, and the hints of the problems in use: here every problem's);"
+          f" every problem's hints built {fmt(hints - ready if hints else None, 0, 1)} s after ready; every "
+          f"problem warm {fmt(all_warm - ready if all_warm else None, 0, 1)} s after ready"
           + (f" (still warming at the warm Runs: {', '.join(still)})" if still else ""))
     print(f"  the learner's first Runs: {opts.delay:g} s after ready, one problem after another, in this order")
     print()

@@ -1,8 +1,9 @@
-"""Problems warmed ahead of their grades (``service/warming.py``): idle workers build
-every problem's tables step by step from the server's start, every probe table first,
-and ``/healthz`` lists the problems still warming with their phase; a grade waits only
-for its problem's probe table, and a server that has warmed a problem gives the first
-WA Submit the misconception hint the hundredth gets."""
+"""Problems warmed ahead of their grades (``service/queue/warming.py``): idle workers
+build every problem's tables step by step from the server's start, every probe table
+first, then the hints (the problems in use first), and ``/healthz`` lists the problems
+still warming with their phase; ``/readyz`` waits for the probe tables and the hints of
+the problems in use; a grade waits only for its problem's probe table, and a server that
+is ready gives the first WA Submit the misconception hint the hundredth gets."""
 from __future__ import annotations
 
 import threading
@@ -80,7 +81,7 @@ def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built)
     assert warming.pending() == {}
 
 
-def test_warming_is_ready_once_every_probe_table_is_built_before_any_hint(built):
+def test_warming_is_ready_once_every_probe_table_and_every_hint_is_built_before_any_cache(built):
     from grader.service.queue.warming import Warming
 
     log, _ = built
@@ -88,9 +89,85 @@ def test_warming_is_ready_once_every_probe_table_is_built_before_any_hint(built)
     readiness = [warming.ready()]
     while warming.warm_next(sandbox=None):
         readiness.append(warming.ready())
-    assert readiness[:3] == [False, False, True]  # P2's probe, then P1's: ready before the first hint
-    assert all(readiness[2:]) and log[2][1] == "hint"
+    first_cache = next(i for i, (_pid, phase) in enumerate(log) if phase == "cache")
+    assert readiness[first_cache] is True and readiness[first_cache - 1] is False  # ready at the last hint
+    assert all(readiness[first_cache:])
     assert Warming([]).ready()  # nothing to warm (--no-warm, Dask): ready at once
+
+
+def test_the_problems_in_use_have_their_hints_built_first_and_ready_waits_for_theirs_alone(built):
+    from grader.service.queue.warming import Warming
+
+    log, _ = built
+    warming = Warming([P1, P2], in_use=[P2])
+    readiness = []
+    while warming.warm_next(sandbox=None):
+        readiness.append(warming.ready())
+    hints = [pid for pid, phase in log if phase == "hint"]
+    assert hints == sorted(hints, key=[P2, P1].index) and P1 in hints  # P2's first, though P1 is listed first
+    at_ready = readiness.index(True)
+    assert log[at_ready] == (P2, "hint") and log[at_ready + 1] == (P1, "hint")  # ready before P1's hints
+
+
+def test_every_worker_warms_until_ready_and_one_stays_free_after(built):
+    from grader.service.queue.warming import Warming
+
+    log, hold = built
+    hold["phase"] = "probe"
+    warming = Warming([P2, P1], background=1, before_ready=2)
+    first = threading.Thread(target=warming.warm_next, args=(None,))
+    first.start()
+    assert hold["entered"].wait(10)
+    second = threading.Thread(target=warming.warm_next, args=(None,))
+    try:
+        second.start()
+        second.join(0.5)
+        assert (P1, "probe") in log  # not ready yet: the second worker warms too
+    finally:
+        hold["release"].set()
+        first.join(10)
+        second.join(10)
+    while not warming.ready():
+        warming.warm_next(sandbox=None)
+    hold.update(phase="cache", entered=threading.Event(), release=threading.Event())
+    first = threading.Thread(target=warming.warm_next, args=(None,))
+    first.start()
+    assert hold["entered"].wait(10)
+    try:
+        assert warming.warm_next(sandbox=None) is False  # ready: the second worker stays free to grade
+    finally:
+        hold["release"].set()
+        first.join(10)
+
+
+def test_the_problems_in_use_are_those_of_assignments_not_yet_closed_else_all(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from grader.service.core.models import Assignment, AssignmentProblem, Course
+    from grader.service.queue.warming import in_use
+    from grader.service.server import open_database
+
+    db = open_database(sqlite_url(tmp_path))
+    try:
+        everything = ["a", "b", "c", "d"]
+        assert in_use(db, everything) == everything  # no assignment: the whole catalogue is practice
+        now = datetime.now(timezone.utc)
+        day = timedelta(days=1)
+        with db.write() as s:
+            course = Course(slug="ml", title="ML", created_at=now)
+            s.add(course)
+            s.flush()
+            for slug, opens, due, late, problem in [("closed", now - 3 * day, now - 2 * day, None, "a"),
+                                                    ("late", now - 3 * day, now - day, now + day, "b"),
+                                                    ("upcoming", now + day, now + 2 * day, None, "d")]:
+                a = Assignment(course_id=course.id, slug=slug, title=slug, opens_at=opens, due_at=due,
+                               late_until=late, late_penalty=0.0, credit="partial", created_at=now)
+                s.add(a)
+                s.flush()
+                s.add(AssignmentProblem(assignment_id=a.id, problem=problem, position=0, weight=1.0))
+        assert in_use(db, everything) == ["b", "d"]
+    finally:
+        db.close()
 
 
 def test_a_grade_waits_only_for_its_problems_probe_table(built):
@@ -103,23 +180,6 @@ def test_a_grade_waits_only_for_its_problems_probe_table(built):
     assert warming.pending() == {P2: "probe", P1: "hint"}
     warming.ensure(P1, sandbox=None)  # built once
     assert log == [(P1, "probe")]
-
-
-def test_with_two_workers_one_stays_free_to_grade(built):
-    from grader.service.queue.warming import Warming
-
-    log, hold = built
-    hold["phase"] = "probe"
-    warming = Warming([P2, P1], background=1)
-    first = threading.Thread(target=warming.warm_next, args=(None,))
-    first.start()
-    assert hold["entered"].wait(10)
-    try:
-        assert warming.warm_next(sandbox=None) is False  # the second worker does not warm: it stays free
-    finally:
-        hold["release"].set()
-        first.join(10)
-    assert log == [(P2, "probe")]
 
 
 def test_no_warming_step_starts_while_a_grade_runs(built):
@@ -155,7 +215,7 @@ def test_a_grade_of_a_problem_whose_probe_table_is_being_built_waits_for_that_bu
 # ---------------------------------------------------------------- a live server
 
 @pytest.mark.slow  # builds every problem's tables from nothing: minutes
-def test_idle_workers_warm_every_problem_phase_by_phase_then_a_first_wrong_submit_gets_the_hint(tmp_path):
+def test_a_fresh_server_is_ready_once_every_hint_is_built_and_a_first_wrong_submit_then_gets_the_hint(tmp_path):
     from grader.problem import all_problem_ids
 
     server, token = _fresh(tmp_path, warm=True, copy=True)
@@ -163,21 +223,20 @@ def test_idle_workers_warm_every_problem_phase_by_phase_then_a_first_wrong_submi
         everything = set(all_problem_ids())  # as the server sees them: the catalogue, P1 from the copy
         ready = [_readyz(server)]
         seen = [ready[0][1]]
-        deadline = time.time() + 420
-        # Phase-major: every probe table before any hint table; the rest of the hints and the
-        # caches (XLA's, which only speed a grade up) are left to finish after the test.
-        while time.time() < deadline and seen[-1].get(P1) in ("probe", "hint"):
+        deadline = time.time() + 600
+        # Phase-major: every probe table, then every hint (no assignment: every problem is in
+        # use), then the caches (XLA's, which only speed a grade up), left to finish after the test.
+        while time.time() < deadline and ready[-1][0] != 200:
             time.sleep(0.5)
             ready.append(_readyz(server))
             seen.append(ready[-1][1])
-        # /readyz: 503 while any probe table is still to build, 200 once none is.
-        assert ready[0][0] == 503 and ready[-1][0] == 200
-        assert all(code == 503 for code, pending in ready if "probe" in pending.values()), ready
+        # /readyz: 503 while any probe table or hint is still to build, 200 once none is.
+        assert ready[0][0] == 503 and ready[-1][0] == 200, server.output()[-3000:]
+        assert all(code == 503 for code, pending in ready if {"probe", "hint"} & set(pending.values())), ready
         assert set(seen[0]) == everything - {"broken_problem"} and "broken_problem" not in seen[0]
         phases = [w[P1] for w in seen if P1 in w]
         assert phases == sorted(phases, key=["probe", "hint", "cache"].index) and "hint" in phases
-        assert seen[-1].get(P1) not in ("probe", "hint"), seen[-1]
-        assert "probe" not in seen[-1].values(), seen[-1]  # every probe table came before P1's hints
+        assert set(seen[-1].values()) <= {"cache"}, seen[-1]  # ready: only the caches are left
         assert any((tmp_path / "cache" / "probe").iterdir())  # its dependence probe's table was built
         assert any((tmp_path / "cache" / "mistakes").iterdir())  # and its misconceptions
         with server.client(token) as ann:

@@ -243,7 +243,10 @@ class HealthOut(BaseModel):
         default_factory=dict, description="problems whose tables idle workers have not all built yet, most-submitted "
         "first, each with the phase it is in: its dependence probe table (a grade waits for it), its misconception "
         "hints (a grade may say a hint may follow), XLA's cache for eager code")
-    ready: bool = Field(description="every problem's probe table is built: no grade waits for one (/readyz answers "
+    ready: bool = Field(description="every problem's probe table is built, and the misconception hints of the "
+                                    "problems in use (those of assignments not yet closed; else every problem): no "
+                                    "grade waits for a table, none of a problem in use says a hint may follow "
+                                    "(/readyz answers "
                                     "200 only when this and ok are true)")
     version: str
 

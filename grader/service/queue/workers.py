@@ -16,7 +16,7 @@ from . import jobs, reaper
 from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
-from .warming import Warming, most_used_first
+from .warming import Warming, in_use, most_used_first
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -60,9 +60,11 @@ class Workers:
             from ...sandbox.host import Pool
 
             if self.config.warm_idle:
-                # With two workers or more, one is always free to grade.
-                self.warming = Warming(most_used_first(self.db, all_problem_ids()),
-                                       background=max(1, self.config.workers - 1))
+                # Until ready every worker warms; after it, with two workers or more, one is
+                # always free to grade.
+                order = most_used_first(self.db, all_problem_ids())
+                self.warming = Warming(order, background=max(1, self.config.workers - 1),
+                                       in_use=in_use(self.db, order), before_ready=self.config.workers)
             self._pool = Pool(self.config.workers)
             self._sandboxes = list(self._pool.sandboxes)
             grade = None
