@@ -30,6 +30,18 @@ def main(problem_dirs: tuple[str, ...]) -> None:
         _fail(str(exc))
 
 
+def _suite(problem, suite_dir: str | None):
+    """``problem`` with the deployment's drawn suite, or one message and exit status 2."""
+    if suite_dir is None:
+        return problem
+    from .problem.suite import SuiteError, load_suite
+
+    try:
+        return load_suite(problem, Path(suite_dir))
+    except SuiteError as exc:
+        _fail(str(exc))
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--problem", "problem_id", required=True, help="Problem id (a folder under problems/).")
@@ -41,8 +53,11 @@ def main(problem_dirs: tuple[str, ...]) -> None:
 @click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
 @click.option("--strict-sandbox", is_flag=True, help="Refuse to grade (IE) unless every sandbox layer is active.")
 @click.option("--cell-tag", default=None, help="Notebooks: grade only the code cells with this tag (or nbgrader flag).")
+@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Grade with the hidden cases the deployment drew (grader suite draw --suite DIR), not the "
+                   "shipped ones.")
 def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, no_feedback: bool,
-          strict_sandbox: bool, cell_tag: str | None) -> None:
+          strict_sandbox: bool, cell_tag: str | None, suite_dir: str | None) -> None:
     """Grade one submission FILE (.py, or a notebook's code cells: .ipynb)."""
     from .judge.feedback import Feedback
     from .judge.notebook import locate
@@ -52,7 +67,7 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, 
     from .report.text import render_text
     from .sandbox.host import Sandbox
 
-    problem = _problem(problem_id)
+    problem = _suite(_problem(problem_id), suite_dir)
     try:
         sub = load_submission(file, cell_tag)
     except SubmissionError as exc:
@@ -82,8 +97,10 @@ def grade(file: str, problem_id: str, fmt: str, output: str | None, cost: bool, 
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786.")
 @click.option("--no-feedback", is_flag=True, help="Skip misconception hints and the counterexample search.")
 @click.option("--cell-tag", default=None, help="Notebooks: grade only the code cells with this tag (or nbgrader flag).")
+@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Grade with the hidden cases the deployment drew (grader suite draw --suite DIR).")
 def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path: str | None, engine: str,
-          scheduler: str | None, no_feedback: bool, cell_tag: str | None) -> None:
+          scheduler: str | None, no_feedback: bool, cell_tag: str | None, suite_dir: str | None) -> None:
     """Grade every .py and .ipynb file below FOLDER."""
     from rich.progress import (
         BarColumn,
@@ -95,7 +112,7 @@ def batch(folder: str, problem_id: str, workers: int, out: str | None, csv_path:
 
     from .batch import Item, run_batch, run_dask, run_local
 
-    problem = _problem(problem_id)
+    problem = _suite(_problem(problem_id), suite_dir)
     if engine == "local" and scheduler:
         _fail("--scheduler goes with --engine dask")
     from .judge.feedback import Feedback
@@ -167,9 +184,11 @@ def list_problems() -> None:
 @main.command()
 @click.argument("problem_id")
 def show(problem_id: str) -> None:
-    """Print a problem's statement, rendered for the terminal, and the version reports record."""
+    """Print a problem's statement, rendered for the terminal (its math as plain text), and the
+    version reports record."""
     from rich.markdown import Markdown
 
+    from .report.math_text import statement_for_terminal
     from .report.text import make_console
 
     from .judge.contract import statement_text
@@ -179,7 +198,7 @@ def show(problem_id: str) -> None:
     if not text:
         _fail(f"{problem.statement_path}: missing or unreadable")
     con = make_console()
-    con.print(Markdown(text))
+    con.print(Markdown(statement_for_terminal(text)))
     con.print(f"\nproblem_version {content_hash(problem)}  judge_version {__version__}  ({problem.root})",
               markup=False, highlight=False)
 

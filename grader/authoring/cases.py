@@ -47,8 +47,9 @@ def oracle_excess(problem: Problem, fn: Callable, raw_input: Any, expected: Any)
     return worst, where
 
 
-def case_text(raw_input: Any, expected: Any) -> str:
-    return json.dumps({"input": raw_input, "expected": expected}, indent=1) + "\n"
+def case_text(raw_input: Any, expected: Any, recipe: str | None = None) -> str:
+    doc = {"input": raw_input, "expected": expected, **({"recipe": recipe} if recipe else {})}
+    return json.dumps(doc, indent=1) + "\n"
 
 
 @dataclass
@@ -73,8 +74,34 @@ def prepare(problem: Problem, raw_inputs: list[tuple[str, Any]]) -> None:
 
 
 def add_cases(problem: Problem, raw_inputs: list[tuple[str, Any]], visibility: Visibility, sandbox: Sandbox,
-              name_hint: Callable[[int], str] | None = None, exact_names: bool = False) -> list[NewCase]:
-    """Validate, compute, cross-check, then write every case (all or nothing)."""
+              name_hint: Callable[[int], str] | None = None, exact_names: bool = False,
+              recipe: str | None = None) -> list[NewCase]:
+    """Validate, compute, cross-check, then write every case (all or nothing); ``recipe``:
+    the generator's recipe they were drawn from, kept in each case file."""
+    checked = checked_cases(problem, raw_inputs, sandbox)
+    folder = problem.cases_dir(visibility)
+    written = []
+    for cid, raw, expected, excess in checked:
+        text = case_text(raw, expected, recipe)
+        if exact_names:
+            path = folder / f"{cid}.json"
+            if not write_atomic(path, text, exclusive=True):
+                raise AuthoringError(f"{cid}: a case of that name exists already")
+        else:
+            for k in range(1, 100_000):
+                path = folder / f"{name_hint(k) if name_hint else f'case_{k:03d}'}.json"
+                if not path.exists() and write_atomic(path, text, exclusive=True):
+                    break
+        written.append(NewCase(path.stem, path, excess))
+    return written
+
+
+def checked_cases(problem: Problem, raw_inputs: list[tuple[str, Any]],
+                  sandbox: Sandbox) -> list[tuple[str, Any, Any, dict[str, float]]]:
+    """Each input as a case would hold it: inside the constraints and no stored case's
+    duplicate, its expected output from the reference, confirmed by every oracle within
+    the tolerance; (id, input, expected, each oracle's excess). ``AuthoringError`` names
+    the first input that fails."""
     prepare(problem, raw_inputs)
     computed = reference_outputs(problem, raw_inputs, sandbox)
     if computed.problems:
@@ -95,21 +122,7 @@ def add_cases(problem: Problem, raw_inputs: list[tuple[str, Any]], visibility: V
                                      f"({e:.2f}x the tolerance); not written")
             excess[oname] = e
         checked.append((cid, raw, expected, excess))
-    folder = problem.cases_dir(visibility)
-    written = []
-    for cid, raw, expected, excess in checked:
-        text = case_text(raw, expected)
-        if exact_names:
-            path = folder / f"{cid}.json"
-            if not write_atomic(path, text, exclusive=True):
-                raise AuthoringError(f"{cid}: a case of that name exists already")
-        else:
-            for k in range(1, 100_000):
-                path = folder / f"{name_hint(k) if name_hint else f'case_{k:03d}'}.json"
-                if not path.exists() and write_atomic(path, text, exclusive=True):
-                    break
-        written.append(NewCase(path.stem, path, excess))
-    return written
+    return checked
 
 
 def wrong_answers_caught(problem: Problem, case_ids: Iterable[str]) -> list[str] | None:

@@ -1,8 +1,10 @@
-"""The authors' commands: ``add-case``, ``generate``, ``validate``, ``new``, ``warm``.
+"""The authors' commands: ``add-case``, ``generate``, ``validate``, ``new``, ``warm``,
+``suite draw``.
 The command line (``grader.cli``) adds them to ``grader``; they share its exit status
 convention (0 fine, 1 a failed verdict or check, 2 bad input)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -90,18 +92,21 @@ def _report_catches(problem_id: str, paths: list[Path]) -> None:
 @click.option("--seed", type=int, required=True)
 @click.option("--public", is_flag=True)
 @click.option("--hidden", is_flag=True)
-def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool) -> None:
+@click.option("--recipe", metavar="NAME",
+              help="Draw from the generator's recipe NAME (RECIPES in generator.py) instead of generate(); "
+                   "each case keeps the recipe's name, so a secret suite can draw its like.")
+def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool, recipe: str | None) -> None:
     """Add COUNT seeded cases from the problem's generator (same seed, same cases)."""
     from ..authoring.cases import AuthoringError, add_cases
-    from ..problem.modules import generated_inputs
+    from ..problem.modules import generated_inputs, recipe_inputs
     from ..sandbox.host import Sandbox
 
     visibility = _visibility(public, hidden)
     problem = _problem(problem_id)
     try:
-        inputs = generated_inputs(problem, count, seed)
+        inputs = recipe_inputs(problem, recipe, count, seed) if recipe else generated_inputs(problem, count, seed)
         with Sandbox() as sandbox:
-            written = add_cases(problem, inputs, visibility, sandbox, exact_names=True)
+            written = add_cases(problem, inputs, visibility, sandbox, exact_names=True, recipe=recipe)
     except (AuthoringError, ProblemError) as exc:
         _fail(str(exc))
     click.echo(f"added {len(written)} {visibility} case(s) to {problem_id}")
@@ -208,4 +213,54 @@ def warm(problem_ids: tuple[str, ...]) -> None:
                 _fail(str(exc))
 
 
-COMMANDS = [add_case, generate, validate, new, warm]
+@click.group()
+def suite() -> None:
+    """A deployment's secret hidden suites: drawn from its own secret, never shipped."""
+
+
+@suite.command()
+@click.argument("problem_ids", nargs=-1)
+@click.option("--suite", "folder", type=click.Path(file_okay=False), required=True, metavar="DIR",
+              help="The deployment's suite folder: its secret (DIR/secret, created when missing) and its drawn "
+                   "suites. Keep it out of the package and the repository.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Sandboxes grading the corpus in parallel.")
+@click.option("--no-mutants", is_flag=True,
+              help="Gate on the corpus alone, without comparing the suites' mutant kills (faster, weaker).")
+def draw(problem_ids: tuple[str, ...], folder: str, workers: int, no_mutants: bool) -> None:
+    """Draw each problem's hidden suite from the deployment's secret; a suite drawn for the
+    problem's current revision is kept. Exit status 1 when a problem has no suite that
+    passed the strength gate."""
+    from ..authoring.mutation import MutationSession
+    from ..authoring.suites import draw_suite
+    from ..problem import all_problem_ids
+    from ..problem.suite import SuiteError, SuiteStore, load_secret
+    from ..sandbox.host import Pool
+
+    try:
+        secret = load_secret(Path(folder) / "secret", create=True)
+    except SuiteError as exc:
+        _fail(str(exc))
+    store = SuiteStore(Path(folder), secret)
+    ids = list(problem_ids) or all_problem_ids()
+    click.echo(f"suite {secret.id}")
+    failed = 0
+    with Pool(workers) as pool, (contextlib.nullcontext() if no_mutants else MutationSession()) as session:
+        for pid in ids:
+            problem = _problem(pid)
+            try:
+                d = draw_suite(problem, secret, store, pool, session, log=lambda m: None)
+            except SuiteError as exc:
+                click.echo(f"{pid}: {exc}")
+                failed += 1
+                continue
+            kills = f", mutants killed: shipped {d.killed[0]}, drawn {d.killed[1]}" if d.killed else ""
+            state = "kept" if d.kept else f"drawn (attempt {d.attempt})" if d.passed else "FAILED"
+            click.echo(f"{pid}: {state}, {len(d.ids)} hidden cases{kills}, {d.seconds:.1f} s")
+            for reason in d.reasons:
+                click.echo(f"  {reason}")
+            failed += not d.passed
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+COMMANDS = [add_case, generate, validate, new, warm, suite]

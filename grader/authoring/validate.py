@@ -15,6 +15,8 @@ from ..common.trees import dotted, get_path
 from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
+from ..problem.modules import recipes
+from ..problem.suite import SuiteError, plan
 from .box_check import check_box
 from .context import Validation, Finding
 from .editorial_check import check_editorial
@@ -67,6 +69,28 @@ def check_cases(ctx: Validation) -> list[Finding]:
     return out
 
 
+def check_suite(ctx: Validation) -> list[Finding]:
+    """A problem a deployment may draw its own hidden suite for (``[suite] drawable``, the
+    default) has only hidden cases a draw can repeat: generated, or made from a recipe
+    that generator.py's ``RECIPES`` holds."""
+    p = ctx.problem
+    if not p.meta.drawable:
+        return [Finding("secret suites", "pass", "[suite] drawable = false: no deployment draws its own hidden "
+                        "suite for this problem")]
+    try:
+        slots = plan(p)
+        named = {s.recipe for s in slots if s.recipe}
+        missing = sorted(named - set(recipes(p))) if named else []
+    except (SuiteError, ProblemError) as exc:
+        return [Finding("secret suites", "fail", str(exc))]
+    if missing:
+        return [Finding("secret suites", "fail", f"hidden cases name recipe(s) {', '.join(missing)}, which "
+                        "generator.py's RECIPES lacks")]
+    made = sum(1 for s in slots if s.recipe)
+    return [Finding("secret suites", "pass", f"every hidden case can be drawn anew: {len(slots) - made} from the "
+                    f"generator, {made} from recipes")]
+
+
 def _expected_shape_problem(p: Problem, case) -> str | None:
     dims = input_dims(p.meta, case.input)
     for spec in p.meta.outputs:
@@ -82,12 +106,13 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
 
 # The editorial needs no cases, so it runs before check_cases, after whose failure the rest is skipped.
 CHECKS: list[Callable[[Validation], list[Finding]]] = [
-    check_files, check_editorial, check_cases, check_statement, check_oracles, check_reference, check_box,
-    check_submissions]
+    check_files, check_editorial, check_cases, check_suite, check_statement, check_oracles, check_reference,
+    check_box, check_submissions]
 
 
 # Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
-NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin", "editorial")
+NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin", "editorial",
+                         "secret suites")
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

@@ -38,7 +38,8 @@ def custom_run(problem: Problem, sub: ParsedSubmission, raw_input: Any, sandbox:
     check_input(problem.meta, raw_input)
     static = static_stage(sub, problem)
     base: dict[str, Any] = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=1,
-                                problem_version=content_hash(problem), judge_version=__version__)
+                                problem_version=content_hash(problem), judge_version=__version__,
+                                suite=problem.suite)
     compile_error = checks_outcome([c for c in static if c.verdict == "CE"])
     if compile_error.verdict is not Verdict.AC:
         return Report(verdict=compile_error.verdict.value, verdict_title=compile_error.verdict.title,

@@ -101,7 +101,7 @@ def _grade(problem: Problem, sub: ParsedSubmission, sandbox: "Sandbox", cases: l
     clock = _Stopwatch()
     static = static_stage(sub, problem)
     base: dict[str, Any] = dict(problem=problem.id, submission=sub.path, static_checks=lines(static), total=len(cases),
-                problem_version=content_hash(problem), judge_version=__version__)
+                problem_version=content_hash(problem), judge_version=__version__, suite=problem.suite)
     pre = first_failure([checks_outcome([c for c in static if c.verdict == "CE"]),
                          checks_outcome([c for c in static if c.verdict == "RJ"])])
     clock.lap("static")

@@ -35,6 +35,9 @@ class Case:
     path: Path
     input: Any
     expected: Any = None
+    # The generator's recipe this case was drawn from (``RECIPES`` in generator.py): how a
+    # deployment's secret suite draws a fresh case with the same edge property.
+    recipe: str | None = None
     # The typed inputs and dims, bound once by ``Problem.bind``.
     _bound: tuple[dict, dict[str, int]] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -54,6 +57,9 @@ class Problem:
     root: Path
     meta: Meta
     cases: list[Case] = field(default_factory=list)
+    # The id of the drawn suite whose hidden cases replace the shipped ones (``suite``);
+    # None: the hidden cases are the folder's own.
+    suite: str | None = None
 
     @property
     def statement_path(self) -> Path:
@@ -94,9 +100,12 @@ def read_case(path: Path, visibility: Visibility) -> Case:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProblemError(path, f"not a readable JSON case: {exc}") from None
-    if not isinstance(data, dict) or set(data) - {"input", "expected"} or "input" not in data:
-        raise ProblemError(path, "a case is an object with the keys 'input' and 'expected'")
-    return Case(path.stem, visibility, path, data["input"], data.get("expected"))
+    if not isinstance(data, dict) or set(data) - {"input", "expected", "recipe"} or "input" not in data:
+        raise ProblemError(path, "a case is an object with the keys 'input' and 'expected' (and 'recipe')")
+    recipe = data.get("recipe")
+    if recipe is not None and not (isinstance(recipe, str) and recipe.isidentifier()):
+        raise ProblemError(path, "a case's 'recipe' is the name of one of the generator's RECIPES")
+    return Case(path.stem, visibility, path, data["input"], data.get("expected"), recipe)
 
 
 def load_problem(root: Path | str, with_cases: bool = True) -> Problem:

@@ -130,10 +130,17 @@ def content_hash(problem: Problem) -> str:
     record it, so a verdict says which version of the problem produced it. The
     editorial is left out: rewriting it changes no verdict, so it starts no rejudge."""
     h = hashlib.sha256()
-    files = (p for p in problem.root.rglob("*")
-             if p.is_file() and "__pycache__" not in p.parts and p != problem.editorial_path)
+    shipped_hidden = problem.cases_dir("hidden")
+    files = [p for p in problem.root.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts and p != problem.editorial_path
+             and not (problem.suite and p.is_relative_to(shipped_hidden))]
     for path in sorted(files):
         h.update(str(path.relative_to(problem.root)).encode() + b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")
+    if problem.suite:  # a drawn suite's cases stand for the shipped hidden ones: a new draw is a new version
+        h.update(b"suite\0" + problem.suite.encode())
+        for case in problem.cases:
+            if case.hidden:
+                h.update(b"\0" + case.id.encode() + b"\0" + case.path.read_bytes())
     return h.hexdigest()[:16]

@@ -119,7 +119,9 @@ class Meta:
     (``[oracles]``), the nested skeletons of the input and output trees, and
     ``show_reference`` (``[editorial] show_reference``, default false): the editorial
     page, which a learner opens after an accepted Submit, then shows ``reference.py``
-    too, with ``editorial.md`` or alone. Neither is part of grading."""
+    too, with ``editorial.md`` or alone. Neither is part of grading. ``drawable``
+    (``[suite] drawable``, default true): a deployment may draw its own hidden suite
+    (``problem.suite``), so every hidden case must be generated or name a recipe."""
 
     title: str
     difficulty: Difficulty
@@ -136,12 +138,13 @@ class Meta:
     input_tree: Any = None  # nested dict skeleton of the input spec
     output_tree: Any = None
     show_reference: bool = False
+    drawable: bool = True
 
 
 # ---------------------------------------------------------------- metadata
 
 _TOP_KEYS = {"title", "difficulty", "tags", "entry", "limits", "requirements", "dims",
-             "inputs", "outputs", "checks", "oracles", "editorial"}
+             "inputs", "outputs", "checks", "oracles", "editorial", "suite"}
 _TABLE_KEYS = {
     "entry": {"name", "args"},
     "limits": {"time_seconds", "load_seconds", "memory_mb", "output_kb"},
@@ -149,6 +152,7 @@ _TABLE_KEYS = {
     "checks": {"output"},
     "oracles": {"functions", "invariants"},
     "editorial": {"show_reference"},
+    "suite": {"drawable"},
 }
 _INPUT_LEAF_KEYS = {"kind", "dtype", "shape", "min", "max"}
 _OUTPUT_LEAF_KEYS = {"dtype", "shape", "atol", "rtol", "container"}
@@ -303,5 +307,8 @@ def parse_meta(data: dict, file: Path) -> Meta:
     show_reference = data.get("editorial", {}).get("show_reference", False)
     if not isinstance(show_reference, bool):
         raise ProblemError(file, "'editorial.show_reference' must be true or false")
+    drawable = data.get("suite", {}).get("drawable", True)
+    if not isinstance(drawable, bool):
+        raise ProblemError(file, "'suite.drawable' must be true or false")
     return Meta(title, difficulty, tags, entry, limits, requirements, dims, tuple(inputs), tuple(outputs),
-                checks, oracles, tuple(oracle_t.get("invariants", ())), in_tree, out_tree, show_reference)
+                checks, oracles, tuple(oracle_t.get("invariants", ())), in_tree, out_tree, show_reference, drawable)

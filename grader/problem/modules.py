@@ -3,6 +3,7 @@ judge's process: the oracles (float64 NumPy) and the input generator."""
 from __future__ import annotations
 
 import importlib.util
+import zlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,6 +36,29 @@ def oracles(problem: Problem) -> dict[str, Callable]:
             raise ProblemError(problem.oracle_path, f"declares no function '{name}' (see [oracles] functions)")
         found[name] = fn
     return found
+
+
+def recipes(problem: Problem) -> dict[str, Callable[[np.random.Generator], Any]]:
+    """The generator's ``RECIPES``: name -> a function of an rng that returns one input with
+    an edge property a hand-made case was written for ({} when it has none)."""
+    if not problem.generator_path.is_file():
+        return {}
+    module = load_module(problem.generator_path, f"{problem.id}_generator")
+    found = getattr(module, "RECIPES", {})
+    if not isinstance(found, dict) or not all(isinstance(k, str) and k.isidentifier() and callable(v)
+                                              for k, v in found.items()):
+        raise ProblemError(problem.generator_path, "RECIPES maps names to functions of an rng")
+    return dict(found)
+
+
+def recipe_inputs(problem: Problem, recipe: str, count: int, seed: int) -> list[tuple[str, Any]]:
+    """``count`` inputs from recipe ``recipe``; rng = default_rng([seed, index, crc32(name)]),
+    so the same seed always gives the same cases, and no recipe shares a generator's stream."""
+    fn = recipes(problem).get(recipe)
+    if fn is None:
+        raise ProblemError(problem.generator_path, f"has no recipe {recipe!r} in RECIPES")
+    return [(f"{recipe}_s{seed}_{index:03d}", fn(np.random.default_rng([seed, index, zlib.crc32(recipe.encode())])))
+            for index in range(count)]
 
 
 def generated_inputs(problem: Problem, count: int, seed: int) -> list[tuple[str, Any]]:

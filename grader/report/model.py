@@ -94,6 +94,7 @@ class Report:
     hint_may_follow: bool = False
     problem_version: str = ""  # content hash of the problem folder (cases, metadata, files)
     judge_version: str = ""
+    suite: str | None = None  # the drawn suite whose hidden cases graded it: its id, never its secret
     # Values the service stored as summaries because they were too large to read
     # (``report.stored``): "case ID: got" and the like.
     summarized: list[str] = field(default_factory=list)

@@ -82,3 +82,18 @@ def generate(rng: np.random.Generator, index: int) -> dict:
         steps = _steps(rng, w, d, n)
     return {"steps": [int(min(max(s, 0), SMAX)) for s in steps], "peak_lr": round(peak, 6),
             "warmup_steps": w, "decay_steps": d, "final_fraction": round(frac, 6)}
+
+
+def zero_peak(rng: np.random.Generator) -> dict:
+    """peak_lr = 0: every rate is 0, whatever the phase, so a solution that divides by the
+    peak (alpha = end / peak) or guards that division gives itself away."""
+    n = LENGTHS[int(rng.integers(len(LENGTHS)))]
+    w = int(rng.choice([0, int(rng.integers(1, 20)), int(rng.integers(20, WMAX + 1))]))
+    d = int(rng.choice([int(rng.integers(1, 10)), int(rng.integers(10, DMAX + 1))]))
+    frac = float(rng.choice([0.0, 0.25, 0.5, 1.0, round(float(rng.uniform(0.0, 1.0)), 4)]))
+    return {"steps": _steps(rng, w, d, n), "peak_lr": 0.0, "warmup_steps": w, "decay_steps": d,
+            "final_fraction": frac}
+
+
+# Edge cases a hand-written hidden case was made for, as recipes a secret suite draws anew.
+RECIPES = {"zero_peak": zero_peak}

@@ -152,6 +152,53 @@ def test_schema_holds_every_kind_of_mutant():
     assert ("jnp.float16", "jnp.float32") in texts
 
 
+def test_schema_holds_the_guards_learners_add_each_family_by_name():
+    from grader.authoring.mutation.ops import build_schema
+
+    source = textwrap.dedent("""
+        import jax.numpy as jnp
+
+        def f(g, max_norm, n):
+            norm = jnp.sqrt(jnp.sum(g ** 2))
+            rms = jnp.mean(g ** 2) ** 0.5
+            return g * (max_norm / norm) / 2.0 + rms / n
+    """)
+    mutants, _ = build_schema(source)
+    texts = {(m.kind, m.before, m.after) for m in mutants}
+    assert ("epsilon denominator", "max_norm / norm", "max_norm / (norm + 1e-06)") in texts
+    assert ("max guard", "max_norm / norm", "max_norm / jnp.maximum(norm, 1e-06)") in texts
+    assert ("epsilon sqrt", "jnp.sqrt(jnp.sum(g ** 2))", "jnp.sqrt(jnp.sum(g ** 2) + 1e-06)") in texts
+    assert ("norm floor", "jnp.sqrt(jnp.sum(g ** 2))", "jnp.maximum(jnp.sqrt(jnp.sum(g ** 2)), 1e-06)") in texts
+    assert ("epsilon sqrt", "jnp.mean(g ** 2) ** 0.5", "(jnp.mean(g ** 2) + 1e-06) ** 0.5") in texts
+    # A literal divisor gets no epsilon: nobody guards a division by 2.0.
+    assert not any(kind in ("epsilon denominator", "max guard") and before.endswith("/ 2.0")
+                   for kind, before, _after in texts)
+
+
+@pytest.mark.parametrize("imports, path", [("import jax.numpy as jnp", "jnp"), ("import jax", "jax.numpy"),
+                                           ("from jax import numpy as np_", "np_"), ("import math", None)])
+def test_the_max_guard_names_jax_numpy_as_the_source_imports_it(imports, path):
+    from grader.authoring.mutation.ops import build_schema
+
+    mutants, _ = build_schema(f"{imports}\n\ndef f(a, b):\n    return a / b\n")
+    guards = [m.after for m in mutants if m.kind == "max guard"]
+    assert guards == ([f"a / {path}.maximum(b, 1e-06)"] if path else [])
+
+
+def test_validate_reports_each_guard_family_with_its_kills():
+    from grader.authoring.mutation.analysis import Analysis, MutantResult, findings
+    from grader.authoring.mutation.sites import Mutant
+
+    def result(i, kind, kills, status="killed"):
+        return MutantResult(Mutant(i, 1, kind, "a / b", "a / (b + 1e-06)"), "alone", hidden_kills=kills, status=status)
+
+    a = Analysis("p", [result(0, "epsilon denominator", 3), result(1, "epsilon denominator", 0, "equivalent"),
+                       result(2, "norm floor", 0, "hole"), result(3, "operator", 5)])
+    lines = [f.message for f in findings(a) if f.message.startswith("the guards learners add")]
+    assert lines == ["the guards learners add: epsilon denominator 1/2 killed by hidden cases (1 equivalent); "
+                     "norm floor 0/1 killed by hidden cases"]
+
+
 def test_schema_with_no_mutant_on_computes_what_the_source_computes_and_each_mutant_its_own():
     from grader.authoring.mutation.ops import SWITCH, build_schema
     from grader.authoring.mutation.worker import Switchboard

@@ -25,6 +25,7 @@ from ...problem import Problem
 from ..context import Finding
 from .client import WorkerClient
 from .ops import Mutant, build_schema
+from .sites import EPSILON_KINDS
 from .search import Evidence, Searcher, check, statement_excludes_ties
 
 WEAK = 2  # a killed mutant that at most this many hidden cases catch is a warning
@@ -116,11 +117,14 @@ class MutationSession:
         self.analyses.append(analysis)
         return findings(analysis)
 
-    def analyse(self, problem: Problem) -> Analysis:
+    def analyse(self, problem: Problem, search: bool = True) -> Analysis:
+        """Every mutant graded on ``problem``'s cases; without ``search``, a mutant no hidden
+        case kills is left at that (no hole or equivalence is decided): what a comparison of
+        two suites' kills needs."""
         start = time.monotonic()
         analysis = Analysis(problem.id)
         try:
-            self._analyse(problem, analysis)
+            self._analyse(problem, analysis, search)
         except (RuntimeError, OSError) as exc:
             analysis.error = str(exc)
         analysis.seconds = time.monotonic() - start
@@ -136,7 +140,7 @@ class MutationSession:
                 got.update(self.client.run(problem, "alone", void, raws, run_timeout(problem, "alone")))
         return got
 
-    def _analyse(self, problem: Problem, analysis: Analysis) -> None:
+    def _analyse(self, problem: Problem, analysis: Analysis, search: bool = True) -> None:
         source = problem.reference_path.read_text(encoding="utf-8")
         mutants, schema = build_schema(source)
         self.client.load(problem, source, schema)
@@ -184,7 +188,7 @@ class MutationSession:
                     by_id[k].public_kills += not ok and not cases[i].hidden
             public_left -= sum(not cases[i].hidden for i in g)
         survivors = {o.mutant.id: o.variant for o in analysis.outcomes if o.hidden_kills == 0}
-        if not survivors:
+        if not survivors or not search:
             return
         if sum(v == "switched" for v in survivors.values()) * per_program < sw_seconds:
             survivors = dict.fromkeys(survivors, "alone")  # new shapes: cheaper to compile them one by one
@@ -245,6 +249,11 @@ def findings(a: Analysis) -> list[Finding]:
                    f"({a.score('public'):.0%}), the hidden cases {a.killed_by('hidden')} ({a.score('hidden'):.0%}); "
                    f"{a.count('equivalent')} equivalent, {a.count('tie')} on ties only; hidden cases per killed "
                    f"mutant: {_histogram(a)}; {a.seconds:.1f} s")]
+    families = guard_families(a)
+    if families:
+        out.append(Finding("mutants", "pass", "the guards learners add: " + "; ".join(
+            f"{kind} {killed}/{total} killed by hidden cases" + (f" ({same} equivalent)" if same else "")
+            for kind, (total, killed, same) in families.items())))
     for o in a.outcomes:
         m = o.mutant
         if o.status == "hole":
@@ -266,6 +275,18 @@ def findings(a: Analysis) -> list[Finding]:
         out.append(Finding("weakly killed", "warn", f"{o.mutant.describe()} [{o.mutant.kind}] is caught by "
                            f"{o.hidden_kills} hidden case(s) only" + (f" (and {o.public_kills} public)"
                                                                       if o.public_kills else "")))
+    return out
+
+
+def guard_families(a: Analysis) -> dict[str, tuple[int, int, int]]:
+    """Per family of ``EPSILON_KINDS`` that the reference has: its mutants, how many the
+    hidden cases kill, how many are equivalent."""
+    out = {}
+    for kind in EPSILON_KINDS:
+        mine = [o for o in a.outcomes if o.mutant.kind == kind]
+        if mine:
+            out[kind] = (len(mine), sum(1 for o in mine if o.hidden_kills > 0),
+                         sum(1 for o in mine if o.status == "equivalent"))
     return out
 
 

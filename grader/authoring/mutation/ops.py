@@ -32,18 +32,18 @@ _ARG = "_jjm_a"
 
 
 class _Schema(ast.NodeTransformer):
-    def __init__(self, source: str, modules: set[str]):
-        self.source, self.modules = source, modules
+    def __init__(self, source: str, modules: set[str], numpy: list[str] | None = None):
+        self.source, self.modules, self.numpy = source, modules, numpy
         self.mutants: list[Mutant] = []
         self.depth = 0  # inside a decorator, default or annotation nothing is mutated
 
     def _site_for(self, node: ast.expr) -> Site | None:
         if isinstance(node, ast.BinOp):
-            return binop_site(node)
+            return binop_site(node, self.numpy)
         if isinstance(node, ast.Compare):
             return compare_site(node)
         if isinstance(node, ast.Call):
-            return call_site(node, self.modules)
+            return call_site(node, self.modules, self.numpy)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, UNARY_DROP) and number(node) is None:
             op = node.op
             site = Site(node, [node.operand], lambda s: ast.UnaryOp(op, s[0]))
@@ -127,10 +127,28 @@ def imported_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def numpy_path(tree: ast.Module) -> list[str] | None:
+    """How the module names ``jax.numpy`` (``["jnp"]``, ``["jax", "numpy"]``); None if it
+    does not import it."""
+    jax = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "jax.numpy" and a.asname:
+                    return [a.asname]
+                if a.name.split(".")[0] == "jax":
+                    jax = a.asname if a.name == "jax" and a.asname else "jax"
+        elif isinstance(node, ast.ImportFrom) and node.module == "jax":
+            for a in node.names:
+                if a.name == "numpy":
+                    return [a.asname or "numpy"]
+    return [jax, "numpy"] if jax else None
+
+
 def build_schema(source: str) -> tuple[list[Mutant], str]:
     """Every first-order mutant of ``source`` and the schema source that holds them all."""
     tree = ast.parse(source)
-    schema = _Schema(source, imported_names(tree))
+    schema = _Schema(source, imported_names(tree), numpy_path(tree))
     body = []
     for stmt in tree.body:  # docstrings and imports stay as they are
         is_doc = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)

@@ -30,6 +30,14 @@ METHOD_SWAPS = {"sum": "mean", "mean": "sum", "max": "min", "min": "max"}
 # Precision casts: a dtype (a module attribute such as jnp.float16) changed to another.
 DTYPE_SWAPS = {"float16": ["float32"], "bfloat16": ["float32"], "float32": ["float16"], "float64": ["float32"]}
 KEYWORD_SWAPS = {("side", "left"): "right", ("side", "right"): "left"}
+# The guards a learner adds "to be safe", each a family of its own: an epsilon added to a
+# denominator or under a square root, a denominator kept from zero by a maximum, a norm
+# clipped from below. Inside the constraints they often change the answer only at small
+# scales, where a suite without small inputs lets them pass.
+EPSILON = 1e-6
+EPSILON_KINDS = ("epsilon denominator", "epsilon sqrt", "max guard", "norm floor")
+ROOTS = {"sqrt", "rsqrt"}
+NORMS = {"norm", "sqrt"}
 
 _BIN_SWAP: dict[type[ast.operator], list[type[ast.operator]]] = {
     ast.Add: [ast.Sub], ast.Sub: [ast.Add], ast.Mult: [ast.Div], ast.Div: [ast.Mult], ast.Pow: [ast.Mult],
@@ -47,7 +55,9 @@ UNARY_DROP = (ast.USub, ast.Not, ast.Invert)
 class Mutant:
     id: int
     line: int
-    kind: str  # operator | comparison | constant | swap | axis | keyword | guard | cast | drop
+    # operator | comparison | constant | swap | axis | keyword | guard | cast | drop, or one
+    # of the ``EPSILON_KINDS``
+    kind: str
     before: str
     after: str
 
@@ -171,7 +181,32 @@ def dotted_path(parts: list[str]) -> Render:
     return render
 
 
-def binop_site(node: ast.BinOp) -> Site | None:
+def _eps() -> ast.expr:
+    return ast.Constant(EPSILON)
+
+
+def _plus_eps(e: ast.expr) -> ast.expr:
+    return ast.BinOp(e, ast.Add(), _eps())
+
+
+def _floor(numpy: list[str], e: ast.expr) -> ast.expr:
+    """``e`` kept at or above the epsilon: ``jnp.maximum(e, 1e-06)``."""
+    return ast.Call(_path(numpy + ["maximum"]), [e, _eps()], [])
+
+
+def _epsilon_changes(site: Site, node: ast.BinOp, numpy: list[str] | None) -> None:
+    """A divisor (not a literal) with an epsilon added or a maximum around it; a power of
+    one half with an epsilon under it."""
+    if isinstance(node.op, ast.Div) and number(node.right) is None:
+        site.add("epsilon denominator", lambda s: ast.BinOp(s[0], ast.Div(), _plus_eps(s[1])))
+        if numpy:
+            site.add("max guard", lambda s: ast.BinOp(s[0], ast.Div(), _floor(numpy, s[1])))
+    if isinstance(node.op, ast.Pow) and number(node.right) == 0.5:
+        site.add("epsilon sqrt", lambda s: ast.BinOp(_plus_eps(s[0]), ast.Pow(), s[1]))
+
+
+def binop_site(node: ast.BinOp, numpy: list[str] | None = None) -> Site | None:
+    """``numpy``: the path the source imports ``jax.numpy`` by, for the guards that need it."""
     site = Site(node, [node.left, node.right], _binop(node.op, 0, 1))
     for op in _BIN_SWAP.get(type(node.op), []):
         site.add("operator", _binop(op(), 0, 1))
@@ -179,6 +214,7 @@ def binop_site(node: ast.BinOp) -> Site | None:
         site.add("operator", _binop(node.op, 1, 0))
     for keep in _BIN_DROP.get(type(node.op), ()):
         site.add("drop", _slot(keep) if isinstance(keep, int) else lambda s: ast.UnaryOp(ast.USub(), s[1]))
+    _epsilon_changes(site, node, numpy)
     site.add_constant_changes()
     return site
 
@@ -193,7 +229,7 @@ def compare_site(node: ast.Compare) -> Site | None:
     return site
 
 
-def call_site(node: ast.Call, modules: set[str]) -> Site | None:
+def call_site(node: ast.Call, modules: set[str], numpy: list[str] | None = None) -> Site | None:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
     func = node.func
@@ -228,6 +264,10 @@ def call_site(node: ast.Call, modules: set[str]) -> Site | None:
             site.add("guard", lambda s: render([s[0], s[2], s[1]] + s[3:]))
         if name in REDUCTIONS:
             _axis_changes(site, fn, names, npos, len(slots))
+        if name in ROOTS and npos >= 1:
+            site.add("epsilon sqrt", lambda s: render([_plus_eps(s[0])] + s[1:]))
+        if name in NORMS and numpy:
+            site.add("norm floor", lambda s: _floor(numpy, render(s)))
     for j, key in enumerate(names):
         value = node.keywords[j].value
         if isinstance(value, ast.Constant) and isinstance(value.value, str) and (key, value.value) in KEYWORD_SWAPS:

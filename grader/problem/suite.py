@@ -1,0 +1,167 @@
+"""Secret suites: the hidden cases a deployment draws from a secret of its own, so that a
+public catalogue (the package, the repository) never holds the hidden cases it grades with.
+
+A deployment keeps one *suite secret* (``Secret``): 32 random bytes in a file only its
+owner reads, created at first use. Nothing shows the secret; reports and logs name the
+suite by its *id*, a hash of the secret. From the secret and a problem's id come the
+seeds of that problem's draws (``Secret.seed``): the first draw, and the next ones when
+a draw fails the strength gate (``authoring.suites``).
+
+A drawn suite repeats the shipped hidden suite's plan (``plan``): a case the generator
+made (``gen_s<seed>_<index>``) is drawn anew at the same index, so the same scenario; a
+case made from one of the generator's recipes is drawn anew from that recipe. It lives
+in a folder of its own (``SuiteStore``), keyed by the suite id and the problem's
+revision (``revision``), and ``with_suite`` puts it in place of the shipped hidden cases.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..common.files import write_atomic
+from .cases import Case, Problem, read_case
+from .meta import ProblemError
+
+SECRET_BYTES = 32
+_GENERATED = re.compile(r"^gen_s-?\d+_(\d+)$")
+
+
+class SuiteError(Exception):
+    """A secret or a drawn suite that cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A deployment's suite secret. ``repr`` never shows the bytes."""
+
+    value: bytes
+
+    def __repr__(self) -> str:
+        return f"Secret(id={self.id})"
+
+    @property
+    def id(self) -> str:
+        """The suite's public name: what reports and logs say instead of the secret."""
+        return hashlib.sha256(b"jaxjudge suite id\0" + self.value).hexdigest()[:16]
+
+    def seed(self, problem_id: str, attempt: int = 0) -> int:
+        """The generator seed of ``problem_id``'s draw number ``attempt`` (0: the first)."""
+        digest = hmac.new(self.value, f"{problem_id}\0{attempt}".encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest[:8], "big") >> 1  # non-negative, as numpy's seeds are
+
+
+def load_secret(path: Path, create: bool = False) -> Secret:
+    """The secret in ``path`` (hex text); with ``create``, a new one is written there first
+    when the file does not exist (readable by its owner only, written whole or not at all)."""
+    if create and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # write_atomic's temp file is the owner's alone (mkstemp), and keeps that mode.
+        write_atomic(path, secrets.token_hex(SECRET_BYTES) + "\n", exclusive=True)
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        value = bytes.fromhex(text)
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: no suite secret here (create one with grader suite draw)") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SuiteError(f"{path}: not a suite secret ({type(exc).__name__})") from None
+    if len(value) < 16:
+        raise SuiteError(f"{path}: a suite secret has at least 16 bytes (32 hex digits)")
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        raise SuiteError(f"{path}: readable by others; chmod 600 it")
+    return Secret(value)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One case of the shipped hidden suite, as a draw repeats it: the generator at
+    ``index``, or recipe ``recipe``."""
+
+    id: str
+    index: int | None = None
+    recipe: str | None = None
+
+
+def plan(problem: Problem) -> list[Slot]:
+    """What a drawn suite must hold: one slot per shipped hidden case. A hidden case that is
+    neither generated nor made from a recipe cannot be drawn (``SuiteError``), nor can a
+    problem whose metadata says ``[suite] drawable = false``."""
+    if not problem.meta.drawable:
+        raise SuiteError(f"{problem.id}: its problem.toml says [suite] drawable = false, so a deployment cannot "
+                         "draw its hidden suite (and does not grade it with the shipped one)")
+    slots = []
+    for case in problem.cases:
+        if not case.hidden:
+            continue
+        m = _GENERATED.match(case.id)
+        if case.recipe:
+            slots.append(Slot(case.id, recipe=case.recipe))
+        elif m:
+            slots.append(Slot(case.id, index=int(m.group(1))))
+        else:
+            raise SuiteError(f"{problem.id}: hidden case {case.id} was made by hand and names no recipe, so a "
+                             "secret suite cannot draw its like (give it one: see the authoring guide)")
+    return slots
+
+
+def revision(problem: Problem) -> str:
+    """What a draw depends on: the problem's files and public cases, and the shipped hidden
+    suite's plan (not its data). A drawn suite of another revision is drawn again."""
+    h = hashlib.sha256(b"suite revision 1\0")
+    for name in ("problem.toml", "reference.py", "oracle.py", "generator.py"):
+        path = problem.root / name
+        h.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    for case in problem.cases:
+        if not case.hidden:
+            h.update(case.path.read_bytes())
+    h.update(json.dumps([(s.index, s.recipe) for s in plan(problem)]).encode())
+    return h.hexdigest()[:20]
+
+
+class SuiteStore:
+    """Drawn suites under one folder: ``<root>/<suite id>/<problem>/<revision>/``, each
+    with its ``hidden/*.json`` cases and ``suite.json`` (how it was drawn and gated)."""
+
+    def __init__(self, root: Path, secret: Secret) -> None:
+        self.root, self.secret = Path(root), secret
+
+    def folder(self, problem: Problem) -> Path:
+        return self.root / self.secret.id / problem.id / revision(problem)
+
+    def manifest(self, problem: Problem) -> dict | None:
+        """The drawn suite's record, or None when this revision has none that passed."""
+        try:
+            doc = json.loads((self.folder(problem) / "suite.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return doc if isinstance(doc, dict) and doc.get("passed") is True else None
+
+    def cases(self, problem: Problem) -> list[Case]:
+        """The drawn hidden cases, in the plan's order; ``SuiteError`` when none passed."""
+        doc = self.manifest(problem)
+        if doc is None:
+            raise SuiteError(f"{problem.id}: suite {self.secret.id} has no drawn suite for this revision of the "
+                             "problem; run grader suite draw")
+        folder = self.folder(problem) / "hidden"
+        try:
+            return [read_case(folder / f"{cid}.json", "hidden") for cid in doc["cases"]]
+        except (KeyError, TypeError, ProblemError) as exc:
+            raise SuiteError(f"{problem.id}: the drawn suite in {folder} is damaged ({exc}); draw it again") from None
+
+
+def with_suite(problem: Problem, hidden: list[Case], suite_id: str) -> Problem:
+    """``problem`` graded with ``hidden`` (of suite ``suite_id``) in place of its shipped
+    hidden cases."""
+    return replace(problem, cases=[c for c in problem.cases if not c.hidden] + list(hidden), suite=suite_id)
+
+
+def load_suite(problem: Problem, folder: Path) -> Problem:
+    """``problem`` with its drawn suite from the deployment folder ``folder`` (its
+    ``secret`` and its drawn suites): ``grader grade/batch --suite``."""
+    store = SuiteStore(Path(folder), load_secret(Path(folder) / "secret"))
+    return with_suite(problem, store.cases(problem), store.secret.id)

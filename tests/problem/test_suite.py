@@ -1,0 +1,161 @@
+"""Secret suites (``problem/suite.py``, ``authoring/suites.py``): a deployment draws its
+own hidden cases from a secret, repeating the shipped suite's plan; the secret never
+shows, and no drawn input is a case the repository holds."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from support import PROBLEMS, ROOT, console_script
+
+
+def _secret(byte: int):
+    from grader.problem.suite import Secret
+
+    return Secret(bytes([byte]) * 32)
+
+
+def test_two_secrets_draw_different_values_for_the_same_situations():
+    from grader.authoring.suites import drawn_inputs
+    from grader.problem import find_problem
+
+    for pid in ("global_norm_clipping", "spectral_norm_power_iteration"):  # generated, and recipes too
+        problem = find_problem(pid)
+        a, b = drawn_inputs(problem, _secret(1), 0), drawn_inputs(problem, _secret(2), 0)
+        assert [cid for cid, _ in a] == [cid for cid, _ in b]  # the same indices and recipes: the same scenarios
+        assert len(a) == sum(c.hidden for c in problem.cases)
+        assert all(x != y for (_, x), (_, y) in zip(a, b))
+
+
+def test_the_same_secret_draws_the_same_suite_and_the_next_attempt_another():
+    from grader.authoring.suites import drawn_inputs
+    from grader.problem import find_problem
+
+    problem = find_problem("traced_lr_schedule")
+    first = drawn_inputs(problem, _secret(3), 0)
+    assert drawn_inputs(problem, _secret(3), 0) == first
+    assert all(x != y for (_, x), (_, y) in zip(first, drawn_inputs(problem, _secret(3), 1)))
+
+
+def test_no_drawn_input_of_any_built_in_problem_is_a_case_the_repository_holds():
+    from grader.authoring.suites import drawn_inputs
+    from grader.problem import all_problem_ids, find_problem
+    from grader.problem.inputs import canonical
+
+    for pid in all_problem_ids():
+        problem = find_problem(pid)
+        stored = {canonical(problem.meta, c.input) for c in problem.cases}
+        drawn = [canonical(problem.meta, x) for _, x in drawn_inputs(problem, _secret(4), 0)]
+        assert not stored & set(drawn), pid
+        assert len(set(drawn)) == len(drawn), pid
+
+
+def test_a_new_secret_is_the_owners_alone_and_never_shown(tmp_path):
+    from grader.problem.suite import SuiteError, load_secret
+
+    secret = load_secret(tmp_path / "secret", create=True)
+    assert os.stat(tmp_path / "secret").st_mode & 0o777 == 0o600
+    assert secret.value.hex() not in repr(secret) and secret.id in repr(secret)
+    assert load_secret(tmp_path / "secret", create=True) == secret  # kept, not replaced
+    os.chmod(tmp_path / "secret", 0o644)
+    with pytest.raises(SuiteError, match="chmod 600"):
+        load_secret(tmp_path / "secret")
+    with pytest.raises(SuiteError, match="no suite secret"):
+        load_secret(tmp_path / "absent")
+
+
+def _copy(tmp_path, pid: str):
+    from grader.problem import load_problem
+
+    folder = tmp_path / pid
+    shutil.copytree(PROBLEMS / pid, folder)
+    return folder, load_problem
+
+
+def test_validate_refuses_a_hand_made_hidden_case_without_a_recipe_unless_the_problem_is_not_drawable(tmp_path):
+    from grader.authoring.context import Validation
+    from grader.authoring.validate import check_suite
+
+    folder, load = _copy(tmp_path, "spectral_norm_power_iteration")
+    case = folder / "cases" / "hidden" / "small_lengths_a.json"
+    doc = json.loads(case.read_text())
+    assert check_suite(Validation(load(folder), None))[0].status == "pass"
+    del doc["recipe"]
+    case.write_text(json.dumps(doc))
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "fail" and "small_lengths_a" in finding.message and "recipe" in finding.message
+    doc["recipe"] = "no_such_recipe"
+    case.write_text(json.dumps(doc))
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "fail" and "no_such_recipe" in finding.message
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text() + "\n[suite]\ndrawable = false\n")
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "pass" and "drawable = false" in finding.message
+
+
+@pytest.mark.slow  # draws and gates a whole suite in the sandbox: about half a minute
+def test_a_drawn_suite_grades_a_submission_and_the_report_names_its_id_never_its_secret(tmp_path):
+    folder = tmp_path / "suite"
+    grader = [console_script("grader")]
+    draw = subprocess.run(grader + ["suite", "draw", "value_and_grad_loss", "--suite", str(folder), "--no-mutants"],
+                          capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert draw.returncode == 0, draw.stdout + draw.stderr
+    secret = (folder / "secret").read_text().strip()
+    suite_id = draw.stdout.split()[1]
+    assert "drawn (attempt 0), 24 hidden cases" in draw.stdout
+    graded = subprocess.run(grader + ["grade", str(ROOT / "problems" / "value_and_grad_loss" / "reference.py"),
+                                      "--problem", "value_and_grad_loss", "--suite", str(folder), "--format", "json"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    report = json.loads(graded.stdout)
+    assert report["verdict"] == "AC" and report["suite"] == suite_id
+    assert {c["id"] for c in report["cases"] if c["visibility"] == "hidden"} == {f"gen_{i:03d}" for i in range(24)}
+    manifest = next(folder.rglob("suite.json")).read_text()
+    for text in (draw.stdout, draw.stderr, graded.stdout, graded.stderr, manifest):
+        assert secret not in text
+    again = subprocess.run(grader + ["suite", "draw", "value_and_grad_loss", "--suite", str(folder), "--no-mutants"],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0 and "kept" in again.stdout
+
+
+@pytest.mark.slow  # grades the corpus twice in the sandbox
+def test_a_draw_the_gate_refuses_is_drawn_again_from_the_next_seed_and_the_reason_kept(tmp_path, monkeypatch):
+    from grader.authoring import suites
+    from grader.authoring.context import Finding
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore, load_secret
+    from grader.sandbox.host import Pool
+
+    real = suites.check_submissions
+    calls: list[int] = []
+
+    def refuse_the_first(ctx):
+        calls.append(1)
+        if len(calls) == 1:
+            return [Finding("submission verdicts", "fail", "sum_not_mean.py: expected WA, got AC")]
+        return real(ctx)
+
+    monkeypatch.setattr(suites, "check_submissions", refuse_the_first)
+    problem = find_problem("value_and_grad_loss")
+    secret = load_secret(tmp_path / "secret", create=True)
+    store = SuiteStore(tmp_path, secret)
+    with Pool(1) as pool:
+        draw = suites.draw_suite(problem, secret, store, pool)
+    assert draw.passed and draw.attempt == 1 and len(calls) == 2
+    assert draw.reasons == ["draw 0: the corpus does not get its verdicts: sum_not_mean.py: expected WA, got AC"]
+    manifest = json.loads((store.folder(problem) / "suite.json").read_text())
+    assert manifest["attempt"] == 1 and manifest["reasons"] == draw.reasons
+    assert [c.id for c in store.cases(problem)] == draw.ids
+
+
+def test_the_command_line_refuses_a_suite_folder_without_a_secret(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "grader", "grade", str(ROOT / "problems" / "value_and_grad_loss" /
+                                                                     "reference.py"),
+                        "--problem", "value_and_grad_loss", "--suite", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2 and "no suite secret" in r.stderr
