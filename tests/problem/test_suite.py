@@ -159,3 +159,37 @@ def test_the_command_line_refuses_a_suite_folder_without_a_secret(tmp_path):
                         "--problem", "value_and_grad_loss", "--suite", str(tmp_path)],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 2 and "no suite secret" in r.stderr
+
+
+def test_a_changed_problem_has_a_new_revision_and_no_drawn_suite_until_drawn_again(tmp_path):
+    from grader.problem.suite import SuiteError, SuiteStore, load_suite, revision
+
+    folder, load = _copy(tmp_path, "global_norm_clipping")
+    before = revision(load(folder))
+    (folder / "generator.py").write_text((folder / "generator.py").read_text() + "\n# a change\n")
+    assert revision(load(folder)) != before
+    (folder / "statement.md").write_text("# only the words\n")  # no draw depends on the statement
+    (tmp_path / "suite").mkdir()
+    secret_file = tmp_path / "suite" / "secret"
+    from grader.problem.suite import load_secret
+
+    load_secret(secret_file, create=True)
+    with pytest.raises(SuiteError, match="no drawn suite for this revision"):
+        load_suite(load(folder), tmp_path / "suite")
+    assert SuiteStore(tmp_path / "suite", load_secret(secret_file)).manifest(load(folder)) is None
+
+
+def test_the_problem_version_of_a_drawn_suite_covers_its_cases_not_the_shipped_hidden_ones(tmp_path):
+    from grader.problem import find_problem
+    from grader.problem.cases import Case
+    from grader.problem.catalogue import content_hash
+    from grader.problem.suite import with_suite
+
+    problem = find_problem("value_and_grad_loss")
+    case = tmp_path / "gen_000.json"
+    case.write_text('{"input": {}, "expected": {}}')
+    drawn = with_suite(problem, [Case("gen_000", "hidden", case, {})], "abc")
+    first = content_hash(drawn)
+    assert first != content_hash(problem)
+    case.write_text('{"input": {"x": 1}, "expected": {}}')  # another draw
+    assert content_hash(drawn) != first
