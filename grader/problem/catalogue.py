@@ -111,12 +111,31 @@ def problem_folder(problem_id: str, start: Path | None = None) -> Path:
     return hits[0]
 
 
+_suite_folder: Path | None = None  # a deployment's drawn suites (``use_suite``)
+
+
+def use_suite(folder: Path | None) -> None:
+    """From now on, ``find_problem`` gives each problem with the hidden cases this process's
+    deployment drew (``suite.load_suite``), and refuses a problem without them: what
+    ``grader serve --suite`` sets once at its start. None: the shipped hidden cases."""
+    global _suite_folder
+    _suite_folder = folder
+
+
 def find_problem(problem_id: str, root: Path | None = None) -> Problem:
     if root is not None:  # one folder only, as before
         if not NAME_RE.match(problem_id):
             raise ProblemError(problem_id, "a problem id is lower case letters, digits and underscores")
         return load_problem(root / problem_id)
-    return load_problem(problem_folder(problem_id))
+    problem = load_problem(problem_folder(problem_id))
+    if _suite_folder is None:
+        return problem
+    from .suite import SuiteError, load_suite
+
+    try:
+        return load_suite(problem, _suite_folder)
+    except SuiteError as exc:
+        raise ProblemError(problem_id, str(exc)) from None
 
 
 def all_problem_ids(root: Path | None = None) -> list[str]:
