@@ -17,9 +17,20 @@ from .meta import InputLeaf, Meta
 
 
 class InputError(Exception):
-    def __init__(self, field: str, message: str):
-        super().__init__(f"input '{field}': {message}")
+    """What breaks the constraints: ``faults``, each a field and what is wrong with it
+    (the fields in the order the inputs are declared, then the unknown ones); ``field``
+    names the first. The message names every fault, "; " between them, so that a
+    learner fixes them all at once instead of meeting them one send at a time."""
+
+    def __init__(self, field: str, message: str, *more: tuple[str, str]):
+        self.faults = [(field, message), *more]
         self.field = field
+        super().__init__("; ".join(f"input '{f}': {m}" for f, m in self.faults))
+
+
+def _together(errors: list[InputError]) -> InputError:
+    pairs = [pair for e in errors for pair in e.faults]
+    return InputError(*pairs[0], *pairs[1:])
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,8 @@ def _float32_ok(arr: np.ndarray) -> bool:
 
 
 def _leaf_value(leaf: InputLeaf, raw: Any, name: str) -> np.ndarray | float | int:
+    """The leaf's value, or InputError when it is not a value of its kind at all (its range
+    and shape are checked apart, so that a value both too large and of the wrong size says both)."""
     if leaf.kind == "int":
         if type(raw) is not int:
             raise InputError(name, f"must be an integer, got {type(raw).__name__}")
@@ -59,13 +72,18 @@ def _leaf_value(leaf: InputLeaf, raw: Any, name: str) -> np.ndarray | float | in
             if value.dtype.kind == "f" or (value.size and (value.min() < np.iinfo(leaf.dtype).min
                                                              or value.max() > np.iinfo(leaf.dtype).max)):
                 raise InputError(name, f"must hold {leaf.dtype} integers")
+    return value
+
+
+def _range_faults(leaf: InputLeaf, value: np.ndarray | float | int, name: str) -> list[InputError]:
     lo, hi = leaf.min, leaf.max
     arr = np.asarray(value)
+    faults = []
     if arr.size and lo is not None and arr.min() < lo:
-        raise InputError(name, f"has a value {arr.min():g} below the minimum {lo:g}")
+        faults.append(InputError(name, f"has a value {arr.min():g} below the minimum {lo:g}"))
     if arr.size and hi is not None and arr.max() > hi:
-        raise InputError(name, f"has a value {arr.max():g} above the maximum {hi:g}")
-    return value
+        faults.append(InputError(name, f"has a value {arr.max():g} above the maximum {hi:g}"))
+    return faults
 
 
 def _bind(leaf: InputLeaf, shape: tuple[int, ...], dims: dict[str, int], meta: Meta, name: str) -> None:
@@ -86,39 +104,65 @@ def _bind(leaf: InputLeaf, shape: tuple[int, ...], dims: dict[str, int], meta: M
 
 
 def check_input(meta: Meta, raw: Any) -> None:
-    """Raise InputError naming the first offending field of ``raw``."""
+    """Raise InputError naming every offending field of ``raw``."""
     input_dims(meta, raw)
 
 
 def input_dims(meta: Meta, raw: Any) -> dict[str, int]:
     """The dims ``raw`` binds (``{"B": 4, "D": 3}``), once it is checked against the
-    problem's constraints; InputError names the first offending field."""
+    problem's constraints; InputError names every offending field."""
     if not isinstance(raw, dict):
         raise InputError("<root>", "the input must be a JSON object keyed by argument name")
-    _no_extra(meta.input_tree, raw, ())
+    not_objects: dict[tuple[str, ...], InputError] = {}
+    unknown = _no_extra(meta.input_tree, raw, (), not_objects)
+    faults: list[InputError] = []
     dims: dict[str, int] = {}
     for leaf in meta.inputs:
         name = dotted(leaf.path)
+        group = next((g for g in not_objects if leaf.path[:len(g)] == g), None)
+        if group is not None:  # said once, for the group, not for each input in it
+            if not_objects[group] not in faults:
+                faults.append(not_objects[group])
+            continue
         try:
             raw_leaf = get_path(raw, leaf.path)
         except (KeyError, TypeError):
-            raise InputError(name, "is missing") from None
-        value = _leaf_value(leaf, raw_leaf, name)
-        _bind(leaf, np.shape(value) if leaf.kind == "array" else (), dims, meta, name)
+            faults.append(InputError(name, "is missing"))
+            continue
+        try:
+            value = _leaf_value(leaf, raw_leaf, name)
+        except InputError as exc:
+            faults.append(exc)
+            continue
+        faults += _range_faults(leaf, value, name)
+        try:
+            _bind(leaf, np.shape(value) if leaf.kind == "array" else (), dims, meta, name)
+        except InputError as exc:
+            faults.append(exc)
+    if faults or unknown:
+        raise _together(faults + unknown)
     return dims
 
 
-def _no_extra(spec: dict, raw: Any, prefix: tuple[str, ...]) -> None:
+def _no_extra(spec: dict, raw: Any, prefix: tuple[str, ...],
+              not_objects: dict[tuple[str, ...], InputError]) -> list[InputError]:
+    """The keys of ``raw`` that name no input; a group of inputs that is not an object
+    goes into ``not_objects`` (by its path)."""
     if not isinstance(raw, dict):
-        return
+        return []
+    unknown = []
     for key, value in raw.items():
+        path = prefix + (key,)
         if key not in spec:
-            raise InputError(dotted(prefix + (key,)), "is not an input of this problem")
+            unknown.append(InputError(dotted(path), "is not an input of this problem"))
+            continue
         sub = spec[key]
         if isinstance(sub, dict) and "kind" not in sub:
-            if not isinstance(value, dict):
-                raise InputError(dotted(prefix + (key,)), "must be an object")
-            _no_extra(sub, value, prefix + (key,))
+            if isinstance(value, dict):
+                unknown += _no_extra(sub, value, path, not_objects)
+            else:
+                not_objects[path] = InputError(dotted(path), "must be an object")
+    return unknown
 
 
 def typed_input(meta: Meta, raw: Any) -> dict:

@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Callable
 
-from .model import Report, render_json
+from .model import Report, in_order_of, render_json
 from .text import make_console, render_text, visible
 
 SCHEMA_FILE = "report.schema.json"
@@ -68,7 +68,8 @@ def junit(report: Report) -> str:
         elif case.verdict == "WA":
             el = ET.SubElement(tc, "failure", type=f"WA/{case.reason}", message=case.message)
             if case.visibility == "public" and case.input is not None:
-                el.text = json.dumps({"input": case.input, "expected": case.expected, "got": case.got})
+                el.text = json.dumps({"input": case.input, "expected": case.expected,
+                                      "got": in_order_of(case.got, case.expected)})
         elif case.verdict != "AC":
             ET.SubElement(tc, "error", type=f"{case.verdict}/{case.reason}", message=case.message)
     if report.stdout:
@@ -99,7 +100,7 @@ def gradescope(report: Report) -> str:
         out = _gs(case.message)
         if case.visibility == "public" and case.input is not None and not ok:
             out += (f"\ninput: {_gs(json.dumps(case.input))}\nexpected: {_gs(json.dumps(case.expected))}"
-                    f"\ngot: {_gs(json.dumps(case.got))}")
+                    f"\ngot: {_gs(json.dumps(in_order_of(case.got, case.expected)))}")
         if case.hint:
             out += f"\nhint: {_gs(case.hint)}"
         tests.append({"name": f"{case.visibility} case {_gs(case.id)}", "score": 1 if ok and not gated else 0,
@@ -156,7 +157,8 @@ def markdown(report: Report) -> str:
     for c in report.cases:
         if c.visibility == "public" and c.verdict not in ("AC", "--") and c.input is not None:
             # json.dumps escapes every control character and line break inside strings.
-            body = json.dumps({"input": c.input, "expected": c.expected, "got": c.got}, indent=1)
+            body = json.dumps({"input": c.input, "expected": c.expected, "got": in_order_of(c.got, c.expected)},
+                              indent=1)
             fence = _fence(body)
             lines += ["", f"<details><summary>{_md(c.id)}: {_md(c.message)}</summary>", "", f"{fence}json",
                       body, fence, "</details>"]

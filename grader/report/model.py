@@ -113,6 +113,20 @@ def hidden_view(case: CaseReport) -> CaseReport:
     return CaseReport(case.id, "hidden", case.verdict, reason, message, case.time_ms, hint=case.hint, cost=case.cost)
 
 
+def in_order_of(value: Any, like: Any) -> Any:
+    """``value`` with each dict's keys in the order of the same dict in ``like`` (keys
+    ``like`` lacks follow, in their own order), lists item by item: what a case got,
+    written in the order of what it expected, so that the two read side by side
+    (``{"w": .., "b": ..}`` against ``{"w": .., "b": ..}``, not ``{"b": .., "w": ..}``).
+    Only the order changes; the JSON report keeps the data as it came."""
+    if isinstance(value, dict) and isinstance(like, dict):
+        keys = [k for k in like if k in value] + [k for k in value if k not in like]
+        return {k: in_order_of(value[k], like.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(like, list):
+        return [in_order_of(v, w) for v, w in zip(value, like)] + value[len(like):]
+    return value
+
+
 def render_json(report: Report) -> str:
     """The ``--format json`` document."""
     return json.dumps(json_safe(report.to_json()), indent=2, allow_nan=False, default=str)

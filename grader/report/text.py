@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..common.verdicts import Verdict
-from .model import HINT_MAY_FOLLOW, Report
+from .model import HINT_MAY_FOLLOW, Report, in_order_of
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -96,7 +96,7 @@ def render_text(report: Report, console=None) -> None:
         if case.expected is not None:
             con.print(f"  expected: {_e(_fmt(case.expected))}")
         if case.got is not None:
-            con.print(f"  got:      {_e(_fmt(case.got))}")
+            con.print(f"  got:      {_e(_fmt(in_order_of(case.got, case.expected)))}")
         if case.worst and case.worst.get("abs_err") is not None:
             w = case.worst
             rel = f"{w['rel_err']:.3g}" if w.get("rel_err") is not None else "-"
@@ -119,7 +119,7 @@ def render_text(report: Report, console=None) -> None:
         con.print(f"  {_e(ce['message'])}")
         con.print(f"  input:    {_e(_fmt(ce['input'], 800))}")
         con.print(f"  expected: {_e(_fmt(ce['expected'], 800))}")
-        con.print(f"  got:      {_e(_fmt(ce['got'], 800))}")
+        con.print(f"  got:      {_e(_fmt(in_order_of(ce['got'], ce['expected']), 800))}")
     if report.summarized:
         con.print(f"\n  too large to keep in full, stored as summaries: {_e(', '.join(report.summarized))}")
     costed = [(c, c.cost) for c in report.cases if c.cost]

@@ -4,6 +4,7 @@ the database load when a command runs, and their absence is one clear message.""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -115,14 +116,37 @@ def _rate(value: str):
 @click.option("--no-warm", is_flag=True,
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
                    "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
+@click.option("--suite", "suite_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
+              help="Grade with the hidden cases this deployment drew (grader suite draw --suite DIR), never the "
+                   "shipped ones; every problem must have its drawn suite.")
 def serve(**options: Any) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     config = _service_config(options)
+    if options["suite_dir"]:
+        _use_suite(Path(options["suite_dir"]))
     db = _open(options["db_url"])
     db.close()
     from .server import serve as run
 
     run(config, explicit_db=options["db_url"] is not None)
+
+
+def _use_suite(folder: Path) -> None:
+    """Every grade from now on uses the deployment's drawn suites; a problem without one
+    stops the start, with the command that draws it."""
+    from ..problem import ProblemError, all_problem_ids, find_problem
+    from ..problem.catalogue import use_suite
+
+    use_suite(folder)
+    missing = []
+    for pid in all_problem_ids():
+        try:
+            find_problem(pid)
+        except ProblemError as exc:
+            missing.append(f"  {exc}")
+    if missing:
+        _fail("these problems have no drawn suite in " + str(folder) + ":\n" + "\n".join(missing)
+              + f"\ndraw them with: grader suite draw --suite {folder}")
 
 
 def _service_config(o: dict[str, Any]) -> ServiceConfig:
@@ -210,6 +234,21 @@ def db_upgrade(db_url) -> None:
     db.close()
 
 
+def _ask_password(email: str) -> str:
+    """Asked on the terminal, naming the account and the rule, until an answer keeps the
+    rule and is typed the same twice (Ctrl+C gives up)."""
+    from .domain.accounts import MIN_PASSWORD
+
+    while True:
+        first = click.prompt(f"Password for {email} (at least {MIN_PASSWORD} characters)", hide_input=True)
+        if len(first) < MIN_PASSWORD:
+            click.echo(f"That has {len(first)}: a password has at least {MIN_PASSWORD} characters.", err=True)
+        elif click.prompt(f"The same password again, for {email}", hide_input=True) == first:
+            return first
+        else:
+            click.echo("The two differ: once more.", err=True)
+
+
 @click.group("user")
 def user_group() -> None:
     """Accounts of the service."""
@@ -226,16 +265,21 @@ def user_group() -> None:
 @click.option("--db", "db_url", default=None, help=DB_HELP)
 def user_add(email, instructor, password_stdin, no_password, token_name, course, db_url) -> None:
     """Create an account (a learner unless --instructor), a member of --course."""
-    from .domain.accounts import AccountError, add_user, new_token
+    _need_extra()
+    from .domain.accounts import AccountError, add_user, new_token, normalize_email
 
     if password_stdin and no_password:
         _fail("choose one of --password-stdin and --no-password")
+    try:
+        shown = normalize_email(email)  # a typo in the address is told before a password is asked for
+    except AccountError as exc:
+        _fail(str(exc))
     if no_password:
         password = None
     elif password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     elif sys.stdin.isatty():
-        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+        password = _ask_password(shown)
     else:
         _fail("no terminal to ask for a password: use --password-stdin or --no-password")
     db = _open(db_url)

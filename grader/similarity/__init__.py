@@ -7,7 +7,8 @@ mattering; top-level units are kept apart, so reordering functions does not eith
 ``fingerprint`` hashes k-grams of tokens and winnows them (the MOSS algorithm); ``compare``
 drops the starter's and the most common fingerprints, ranks the pairs and chains their shared
 fingerprints into matching regions; ``sources`` reads the compared folder; ``starter`` gathers
-the code learners were given; ``render`` prints the report. Hand-written rather than built on
+the code learners were given; ``render`` prints the report; ``align`` lays a region out as
+rows of line pairs (the service's page). Hand-written rather than built on
 ``copydetect``: that library needs matplotlib and numpy, renames library names too (``jnp.sum``
 and ``x.sum`` look alike) and maps matches to characters rather than lines. Pure Python: no JAX.
 """

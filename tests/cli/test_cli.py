@@ -75,6 +75,14 @@ def test_list_and_show():
     assert r.returncode == 0 and "Per-Example Gradient Clipping" in r.stdout
 
 
+def test_show_prints_the_statements_math_as_text_not_as_markdown_read_it():
+    r = grader("show", "hessian_vector_product")
+    out = r.stdout.replace("\xa0", " ")
+    assert r.returncode == 0 and "H(w) v" in out and "H(w),v" not in out  # TeX's \, is a space, not a comma
+    assert "λ ≥ 0" in out and "f(w) = 1/N Σₙ (softplus(zₙ) - yₙ zₙ) + 1/2 λ ‖w‖²" in out
+    assert "$" not in out and "\\" not in out
+
+
 def test_python_dash_m_and_console_script_print_the_same_help():
     script = subprocess.run([console_script("grader"), "--help"], capture_output=True, text=True)
     module = subprocess.run([sys.executable, "-m", "grader", "--help"], capture_output=True, text=True)

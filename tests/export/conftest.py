@@ -1,6 +1,7 @@
 """The export's tests that build the wheel from a clean copy of the checkout and install
-it into a fresh virtual environment (the ``installed`` and ``autograder`` fixtures) are
-marked ``packaging`` and ``slow``: a quarter to half a minute of setup each module."""
+it into a fresh virtual environment (the ``installed``, ``autograder`` and ``served``
+fixtures) are marked ``packaging`` and ``slow``: a quarter to half a minute of setup each
+module (``served``, which installs the ``serve`` extra's packages from the index, minutes)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-BUILDS = {"installed", "autograder"}
+BUILDS = {"installed", "autograder", "served"}
 
 
 def pytest_collection_modifyitems(config, items):

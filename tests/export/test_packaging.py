@@ -1,13 +1,16 @@
 """The catalogue travels with the package: the wheel (built from a clean copy of this
 checkout) holds every problem and the wrong answers that feed hints, never an accepted
 solution; installed into a fresh virtual environment outside the checkout, its
-``grader`` lists, shows and grades from any folder; author folders add to it."""
+``grader`` lists, shows and grades from any folder; author folders add to it. With only
+its ``serve`` extra, in an environment of its own, ``grader serve`` serves the pages and
+grades, with none of the test tools installed."""
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -164,3 +167,66 @@ def test_the_installed_catalogue_lies_beneath_no_path_the_sandbox_leaves_readabl
         assert (data / P1).is_dir()
         assert not any(r == data or r in data.parents or data in r.parents for r in readable), data
     assert any(r == package / "sandbox" or r in (package / "sandbox").parents for r in readable)
+
+
+@pytest.fixture(scope="module")
+def served(installed, tmp_path_factory):
+    """The wheel with its ``serve`` extra and nothing else, in a virtual environment that does
+    not see the machine's packages (so none of the test extra's): what the README installs
+    to run the web service."""
+    base = tmp_path_factory.mktemp("serve_only")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                           "--disable-pip-version-check", f"{installed['wheel']}[serve]"],
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {"venv": venv, "base": base}
+
+
+def test_the_serve_extra_alone_serves_the_pages_and_grades(served, installed):
+    import httpx
+    from service_support import free_port
+
+    venv, env = served["venv"], installed["env"]
+    absent = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.util as u; print(' '.join("
+                             "m for m in ('pytest', 'playwright', 'dask', 'mypy', 'hypothesis', 'schemathesis') "
+                             "if u.find_spec(m)))"], capture_output=True, text=True, timeout=120, env=env)
+    assert absent.returncode == 0 and absent.stdout.strip() == "", absent.stdout  # none of the test tools
+    grader, url = str(venv / "bin" / "grader"), f"sqlite:///{served['base'] / 'judge.sqlite3'}"
+    made = subprocess.run([grader, "user", "add", "t@example.org", "--instructor", "--password-stdin", "--token", "ci",
+                           "--db", url], input="long enough password\n", capture_output=True, text=True,
+                          timeout=300, cwd=installed["away"], env=env)
+    assert made.returncode == 0, made.stderr[-2000:]
+    token = made.stdout.split("API token (shown once): ")[1].strip()
+    port = free_port()
+    log = open(served["base"] / "serve.log", "wb")
+    proc = subprocess.Popen([grader, "serve", "--db", url, "--port", str(port), "--workers", "1"],
+                            cwd=installed["away"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert proc.poll() is None, (served["base"] / "serve.log").read_text()[-3000:]
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, (served["base"] / "serve.log").read_text()[-3000:]
+            time.sleep(0.5)
+        page = httpx.get(f"{base}/login", timeout=30)
+        assert page.status_code == 200 and 'id="login"' in page.text
+        assert httpx.get(f"{base}/static/app.css", timeout=30).status_code == 200
+        with httpx.Client(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {token}"}, timeout=60) as c:
+            source = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text()
+            r = c.post("/submissions", json={"problem": P1, "source": source, "kind": "run"})
+            assert r.status_code == 202, r.text
+            while (got := c.get(f"/submissions/{r.json()['id']}").json())["status"] != "done":
+                assert time.monotonic() < deadline + 300, got
+                time.sleep(0.5)
+        assert got["verdict"] == "AC", got
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.close()

@@ -92,3 +92,30 @@ def test_a_case_is_bound_once_and_a_replaced_case_afresh(problem1):
 
 def test_good_input_binds_dims(problem1):
     assert input_dims(problem1.meta, GOOD) == {"D": 2, "N": 1}
+
+
+def test_every_fault_of_an_input_is_named_at_once(problem1):
+    raw = variant(["x"], [[1.0, 2.0]] * 9)  # N=9 of 1..8
+    raw.update(y=[2000.0], max_norm=0.01, z=1.0)
+    with pytest.raises(InputError) as err:
+        check_input(problem1.meta, raw)
+    assert err.value.faults == [("x", "has N=9, outside the allowed 1..8"),
+                                ("y", "has a value 2000 above the maximum 1000"),
+                                ("max_norm", "has a value 0.01 below the minimum 0.1"),
+                                ("z", "is not an input of this problem")]
+    assert str(err.value) == "; ".join(f"input '{f}': {m}" for f, m in err.value.faults)
+    assert err.value.field == "x"
+
+
+def test_a_group_that_is_not_an_object_is_one_fault_not_one_per_input_in_it(problem1):
+    with pytest.raises(InputError) as err:
+        check_input(problem1.meta, dict(GOOD, params=3.0, max_norm="big"))
+    assert err.value.faults == [("params", "must be an object"), ("max_norm", "must be a number, got str")]
+
+
+def test_one_input_may_break_its_range_and_its_size_at_once(problem1):
+    with pytest.raises(InputError) as err:
+        check_input(problem1.meta, variant(["y"], [5000.0, -5000.0]))  # x has one row
+    assert [m for _, m in err.value.faults] == ["has a value -5000 below the minimum -1000",
+                                                "has a value 5000 above the maximum 1000",
+                                                "has N=2, but another input has N=1"]

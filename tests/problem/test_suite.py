@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,16 +100,18 @@ def test_validate_refuses_a_hand_made_hidden_case_without_a_recipe_unless_the_pr
     assert finding.status == "pass" and "drawable = false" in finding.message
 
 
-@pytest.mark.slow  # draws and gates a whole suite in the sandbox: about half a minute
+@pytest.mark.slow  # draws and gates a whole suite (corpus and mutants): about a minute
 def test_a_drawn_suite_grades_a_submission_and_the_report_names_its_id_never_its_secret(tmp_path):
     folder = tmp_path / "suite"
     grader = [console_script("grader")]
-    draw = subprocess.run(grader + ["suite", "draw", "value_and_grad_loss", "--suite", str(folder), "--no-mutants"],
+    draw = subprocess.run(grader + ["suite", "draw", "value_and_grad_loss", "--suite", str(folder)],
                           capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert draw.returncode == 0, draw.stdout + draw.stderr
     secret = (folder / "secret").read_text().strip()
     suite_id = draw.stdout.split()[1]
     assert "drawn (attempt 0), 24 hidden cases" in draw.stdout
+    shipped, drawn = re.search(r"mutants killed: shipped (\d+), drawn (\d+)", draw.stdout).groups()
+    assert int(drawn) >= int(shipped) > 0  # the gate: every mutant the shipped suite kills, the drawn one kills
     graded = subprocess.run(grader + ["grade", str(ROOT / "problems" / "value_and_grad_loss" / "reference.py"),
                                       "--problem", "value_and_grad_loss", "--suite", str(folder), "--format", "json"],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)

@@ -103,3 +103,43 @@ def test_cli_writes_each_format_to_its_output_file_replacing_it_whole(tmp_path):
                                                                 ("junit", "gradescope", "markdown", "json"))
     schema = subprocess.run([sys.executable, "-m", "grader", "schema"], capture_output=True, text=True)
     assert json.loads(schema.stdout)["title"] == "JAX Judge grading report"
+
+
+def _keys_apart() -> "object":
+    """A failing public case whose reference writes ``w`` before ``b`` and whose learner's
+    output came back as ``b`` before ``w`` (a counterexample alike)."""
+    from grader.report.model import CaseReport, Report
+
+    expected = {"grads": {"w": [0.5, 1.0], "b": 0.25}, "norms": [1.0]}
+    got = {"norms": [2.0], "grads": {"b": 0.5, "w": [1.0, 2.0]}, "extra": 1}
+    case = CaseReport("example_1", "public", "WA", "value", "off", 1.0, input={"x": [1.0]}, expected=expected,
+                      got=got)
+    return Report("p", "s.py", "WA", "Wrong Answer", "value", "case example_1: off", cases=[case], total=1,
+                  counterexample={"message": "off", "input": {"x": [2.0]}, "expected": expected, "got": got})
+
+
+# got written in expected's order; a key expected lacks comes last.
+GOT_IN_ORDER = '{"grads": {"w": [1.0, 2.0], "b": 0.5}, "norms": [2.0], "extra": 1}'
+
+
+@pytest.mark.parametrize("fmt", ["text", "gradescope", "markdown", "junit"])
+def test_got_is_written_with_its_keys_in_the_order_of_expected(fmt):
+    from grader.report.formats import FORMATS
+
+    report = _keys_apart()
+    out = FORMATS[fmt](report)
+    if fmt == "gradescope":
+        out = json.loads(out)["tests"][0]["output"]
+    elif fmt == "junit":
+        out = ET.fromstring(out.encode()).find(".//failure").text
+    elif fmt == "markdown":
+        out = json.dumps(json.loads(out.split("```json\n")[1].split("\n```")[0])["got"])
+    assert GOT_IN_ORDER in out, out
+    assert list(report.cases[0].got) == ["norms", "grads", "extra"]  # the report's data stays as it came
+
+
+def test_the_text_report_writes_the_counterexample_in_the_order_of_expected():
+    from grader.report.formats import FORMATS
+
+    text = FORMATS["text"](_keys_apart())
+    assert text.count(GOT_IN_ORDER) == 2  # the case and the counterexample

@@ -78,6 +78,65 @@ def test_user_add_refuses_bad_input_with_one_message(tmp_path):
     assert grader("user", "add", "a@b.org", "--no-password", "--db", url).returncode == 0  # nothing was left behind
 
 
+def _on_a_terminal(args: tuple[str, ...], answers: list[tuple[str, str]], timeout: float = 60) -> str:
+    """What ``grader ARGS`` writes on a pseudo-terminal (its controlling one, as a person's is),
+    typing each answer once the text before it has appeared."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: nothing of pytest may run here
+        try:
+            os.chdir(ROOT)
+            os.execv(sys.executable, [sys.executable, "-m", "grader", *args])
+        finally:
+            os._exit(127)
+    seen = bytearray()
+
+    def read() -> bool:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"nothing more within {timeout} s: {bytes(seen)!r}"
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            return False
+        seen.extend(chunk)
+        return bool(chunk)
+
+    at = 0
+    try:
+        for expected, answer in answers:
+            while (found := seen.find(expected.encode(), at)) < 0:
+                assert read(), bytes(seen)
+            at = found + len(expected)
+            os.write(fd, answer.encode() + b"\r")
+        while read():
+            pass
+    finally:
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return seen.decode().replace("\r\n", "\n")
+
+
+def test_user_add_asks_for_the_password_naming_the_account_and_its_minimum_length(tmp_path):
+    url = sqlite_url(tmp_path)
+    ask = "Password for ada@example.org (at least 8 characters): "
+    again = "The same password again, for ada@example.org: "
+    said = _on_a_terminal(("user", "add", "Ada@Example.org", "--db", url),
+                          [(ask, "short"), (ask, "long enough"), (again, "long enouhg"),  # a typo: asked anew
+                           (ask, "long enough"), (again, "long enough")])
+    assert "That has 5: a password has at least 8 characters." in said and "The two differ: once more." in said
+    assert said.count(ask) == 3 and "long enough" not in said.replace(ask, "").replace(again, "")  # never echoed
+    assert said.rstrip().endswith("added learner ada@example.org")
+    import sqlite3
+
+    from argon2 import PasswordHasher
+
+    with sqlite3.connect(tmp_path / "judge.sqlite3") as db:
+        (stored,) = db.execute("select password_hash from users where email = 'ada@example.org'").fetchone()
+    assert PasswordHasher().verify(stored, "long enough")
+
+
 def test_serve_refuses_bad_options(tmp_path):
     url = sqlite_url(tmp_path)
     for args, needle in ((("--engine", "dask"), "--engine dask needs --scheduler"),

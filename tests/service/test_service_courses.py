@@ -5,6 +5,7 @@ and that an instructor of one course sees nothing of another course's learners o
 route (the API's and the pages')."""
 from __future__ import annotations
 
+import re
 import time
 
 import httpx
@@ -291,6 +292,34 @@ def test_an_instructors_course_page_lists_members_invitations_and_the_roster_too
         assert "bo@example.org" not in body
         assert page.get("/courses/stats-200").status_code == 404  # not in it
         assert 'href="/courses/ml-101"' in page.get("/courses").text and 'id="course-new"' in page.get("/courses").text
+
+
+def test_the_course_page_lists_the_open_invitations_each_with_a_new_link_like_it_and_folds_the_rest(site):
+    _course(site, "t1", "inv-page")
+    kept = _invite(site, "t1", "inv-page", role="instructor", days=30, email_domain="example.edu")
+    gone = _invite(site, "t1", "inv-page")
+    with api(site, "t1") as c:
+        assert c.delete(f"/courses/inv-page/invitations/{gone['id']}").status_code == 204
+    with logged_in(site.base, "t1@example.org", PASSWORD) as page:
+        body = page.get("/courses/inv-page").text
+    listed = body[body.index("Open invitations (1)"):body.index("Revoked or expired (1)")]
+    assert f'data-invitation="{kept["id"]}"' in listed and f'data-invitation="{gone["id"]}"' not in listed
+    assert f'data-api="DELETE /courses/inv-page/invitations/{kept["id"]}"' in listed
+    like = re.search(r'<form class="inline-form like-this"([^>]*)>(.*?)</form>', listed, re.S)
+    assert like and 'data-api="POST /courses/inv-page/invitations"' in like.group(1)  # sent as a new invitation
+    for field in ('name="role" value="instructor"', 'name="days" value="30"',
+                  'name="email_domain" value="example.edu"'):
+        assert field in like.group(2), field
+    assert f'data-invitation="{gone["id"]}"' in body.split("Revoked or expired (1)")[1]
+    assert kept["code"] not in body and gone["code"] not in body  # only a hash is kept: never shown again
+    assert '<details class="new-assignment" open>' in body  # no assignment yet: the next step, open
+    with api(site, "t1") as c:
+        r = c.post("/courses/inv-page/assignments", json={
+            "slug": "hw", "title": "Homework", "opens_at": "2030-01-01T00:00:00Z", "due_at": "2030-01-08T00:00:00Z",
+            "problems": [{"problem": P1}]})
+        assert r.status_code == 201, r.text
+    with logged_in(site.base, "t1@example.org", PASSWORD) as page:
+        assert '<details class="new-assignment">' in page.get("/courses/inv-page").text  # folded once there is one
 
 
 def test_a_learners_course_page_shows_no_roster(site, two_classes):

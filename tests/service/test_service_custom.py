@@ -76,6 +76,15 @@ def test_an_input_that_breaks_a_constraint_is_refused_naming_the_field_and_the_r
     assert r.status_code == 422 and words in r.json()["detail"], r.text
 
 
+def test_an_input_with_several_faults_is_refused_naming_every_one(env):
+    _, clients = env
+    three = dict(changed(("y",), [0.0, 1.0, 2000.0]), max_norm=0.01, z=1.0)
+    r = custom(clients["teacher"], corpus("accepted/flat_norm.py"), three)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "input 'y': has a value 2000 above the maximum 1000; input 'max_norm': has a value 0.01 below the minimum 0.1; "
+        "input 'z': is not an input of this problem"), r.text
+
+
 def test_only_a_custom_run_takes_an_input_and_a_custom_run_needs_one(env):
     _, clients = env
     t = clients["teacher"]

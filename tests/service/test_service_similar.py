@@ -4,12 +4,15 @@ Submit for the assignment, a renamed and reordered copy ranked first, regions si
 side on the instructors' page, and nobody else's view of it."""
 from __future__ import annotations
 
+import html
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from service_support import P1, Server, corpus, logged_in, make_user, sqlite_url
 
 PASSWORD = "correct horse"
+EMPTY = "value_and_grad_loss"  # a problem of the second assignment nobody hands in
 NOW = datetime.now(timezone.utc)
 # A copy of flat_norm.py as one hides it: names changed, the helper after the entry, a comment gone.
 DISGUISED = '''import jax
@@ -47,6 +50,12 @@ def site(tmp_path_factory):
         r = t.post("/courses/ml/assignments", json={
             "slug": "hw", "title": "Homework", "opens_at": (NOW - timedelta(hours=1)).isoformat(),
             "due_at": (NOW + timedelta(hours=1)).isoformat(), "problems": [{"problem": P1}]})
+        assert r.status_code == 201, r.text
+        # The same Submits count here too, where P1 comes second, after a problem nobody hands in.
+        r = t.post("/courses/ml/assignments", json={
+            "slug": "hw2", "title": "Homework 2", "opens_at": (NOW - timedelta(hours=1)).isoformat(),
+            "due_at": (NOW + timedelta(hours=1)).isoformat(),
+            "problems": [{"problem": EMPTY}, {"problem": P1}]})
         assert r.status_code == 201, r.text
     with server.client(tokens["other"]) as o:
         assert o.post("/courses", json={"slug": "cv", "title": "CV"}).status_code == 201
@@ -87,7 +96,7 @@ def test_the_report_compares_final_submits_and_ranks_a_disguised_copy_above_ever
 @pytest.mark.parametrize("who, params, status", [
     ("bea", {"problem": P1}, 403),          # a learner: instructors only
     ("other", {"problem": P1}, 404),        # an instructor of another course sees nothing of this one
-    ("t", {"problem": "value_and_grad_loss"}, 404),  # not one of the assignment's problems
+    ("t", {"problem": EMPTY}, 404),         # not one of the assignment's problems
     ("t", {}, 422),                          # which problem is required
 ])
 def test_the_report_is_for_the_courses_instructors_and_its_problems_only(site, who, params, status):
@@ -113,3 +122,33 @@ def test_the_page_is_a_404_for_anyone_who_does_not_teach_the_course(site, who):
     with logged_in(site.base, f"{who}@example.org", PASSWORD) as page:
         r = page.get("/courses/ml/assignments/hw/similar", params={"problem": P1})
     assert r.status_code == 404 and "never a verdict" not in r.text
+
+
+def test_without_a_problem_the_page_opens_on_the_one_with_the_most_pairs(site):
+    with logged_in(site.base, "t@example.org", PASSWORD) as page:
+        assert 'href="/courses/ml/assignments/hw2/similar"' in page.get("/courses/ml/assignments/hw2").text
+        body = page.get("/courses/ml/assignments/hw2/similar").text
+    chosen = body.index('aria-current="page" data-problem="')
+    assert body[chosen:chosen + 80].startswith(f'aria-current="page" data-problem="{P1}"')
+    assert f'<a href="?problem={EMPTY}" data-problem="{EMPTY}">' in body  # the first one, not opened
+    assert "(0 pairs)" in body and "4 final Submits compared" in body
+
+
+def _cells(row: str) -> list[str]:
+    return [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+
+
+def test_the_regions_are_rows_of_line_pairs_with_the_shared_lines_marked(site):
+    """One row per pair of lines (a line that wraps keeps its neighbour level), the lines the
+    two share once renamed marked, two lines of context unmarked around each region."""
+    with logged_in(site.base, "t@example.org", PASSWORD) as page:
+        body = page.get("/courses/ml/assignments/hw/similar", params={"problem": P1}).text
+    pair = body[body.index('id="pair-1"'):body.index("</section>", body.index('id="pair-1"'))]
+    rows = re.findall(r"<tr( class=\"shared\")?>(.*?)</tr>", pair.split("<tbody>", 1)[1], re.S)
+    cells = {tuple(_cells(row)): bool(marked) for marked, row in rows}
+    # bea's flat_norm.py beside cal's disguised copy, whose helper comes after the entry
+    helper = next(c for c in cells if c[1] == "shared: def loss(params, x, y):")
+    assert helper[3] == "shared: def objective(theta, a, b):" and cells[helper]
+    body_line = next(c for c in cells if "pred = x @ params" in c[1])
+    assert "guess = a @ theta" in body_line[3] and cells[body_line]
+    assert any(not marked and c[0] and not c[1].strip() for c, marked in cells.items())  # blank context, unmarked

@@ -79,7 +79,7 @@ class SubmissionIn(Strict):
         description="run: the public cases; submit: every case; custom: your own `input`, beside the reference")
     input: dict[str, Any] | None = Field(
         None, description="custom only: the entry's arguments by name, as a case's `input` holds them (checked "
-                          "against the problem's constraints)")
+                          "against the problem's constraints: a 422 names every fault, \"; \" between them)")
     assignment: str | None = Field(
         None, pattern=r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$", max_length=129,
         description="submit only: `course/assignment`, an assignment that must take this Submit (refused before "

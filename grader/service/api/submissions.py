@@ -76,8 +76,8 @@ def create(body: SubmissionIn, request: Request, who: CurrentUser, c: ContextDep
 
 
 def custom_input(body: SubmissionIn) -> None:
-    """A custom run's input, refused here (422 naming the field and the rule it breaks)
-    before it takes a place in line; the other kinds take none."""
+    """A custom run's input, refused here (422 naming every field and the rule each
+    breaks) before it takes a place in line; the other kinds take none."""
     if body.kind != "custom":
         if body.input is not None:
             raise HTTPException(422, f"input: only a custom run takes an input, not a {body.kind}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
@@ -108,7 +108,7 @@ def open_invitation(session: Session, code: str) -> tuple[Invitation, Course]:
     case (unknown, revoked, expired), so that a code cannot be probed for which it is."""
     row = session.execute(select(Invitation, Course).join(Course, Course.id == Invitation.course_id)
                           .where(Invitation.code_hash == digest(code.strip()))).first()
-    if row is None or row[0].revoked_at is not None or row[0].expires_at <= utcnow():
+    if row is None or not usable(row[0], utcnow()):
         raise AccountError("this invitation is unknown, revoked or expired: ask your instructor for a new link")
     return row[0], row[1]
 
@@ -149,6 +149,18 @@ def accept(session: Session, code: str, who: Principal) -> Course:
 def invitations(session: Session, course: Course) -> list[Invitation]:
     return list(session.scalars(select(Invitation).where(Invitation.course_id == course.id)
                                 .order_by(Invitation.id.desc())))
+
+
+def usable(invite: Invitation, now: datetime) -> bool:
+    """Still signs people up: neither revoked nor expired."""
+    return invite.revoked_at is None and invite.expires_at > now
+
+
+def lasts_days(invite: Invitation) -> float:
+    """How long ``invite`` was made to last, in days: what a new link like it lasts (its
+    code cannot be shown again, only a hash is kept)."""
+    days = (invite.expires_at - invite.created_at) / timedelta(days=1)
+    return min(max(round(days, 2), 0.01), MAX_INVITE_DAYS)
 
 
 def revoke_invitation(session: Session, course: Course, invitation_id: int) -> bool:

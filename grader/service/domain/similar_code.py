@@ -39,3 +39,9 @@ def similar_submits(s: Session, a: Assignment, problem: str, top: int = TOP) -> 
     except (ProblemError, OSError):
         starter = []  # the problem left the catalogue: its Submits are still compared
     return compare(problem, subs, starter, top=top), subs
+
+
+def pairs_by_problem(s: Session, a: Assignment, problems: list[str]) -> dict[str, int]:
+    """How many pairs share code in each of ``problems`` (the assignment's), counted without
+    their regions: the page opens on the problem with the most, where there is something to read."""
+    return {p: similar_submits(s, a, p, top=0)[0].pairs_found for p in problems}

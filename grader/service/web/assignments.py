@@ -7,11 +7,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from sqlalchemy import select
 
-from ...similarity.render import region_lines
+from ...similarity.align import match_rows
 from ..domain import assignments as asg
 from ..domain import courses as co
 from ..core.models import Extension, User, utcnow
-from ..domain.similar_code import similar_submits
+from ..domain.similar_code import pairs_by_problem, similar_submits
 from .pages import ctx, PageError, render, Viewer, ViewerDep
 from .problem_view import all_views
 from .related import titles
@@ -60,17 +60,18 @@ def assignment_page(request: Request, slug: str, assignment: str, v: ViewerDep):
 @router.get("/courses/{slug}/assignments/{assignment}/similar")
 def similar_page(request: Request, slug: str, assignment: str, v: ViewerDep, problem: str | None = None):
     """For the course's instructors: the pairs of final Submits for one of the
-    assignment's problems that share the most code, each with its regions side by side."""
+    assignment's problems that share the most code (without ``problem``: the problem with
+    the most such pairs), each region's lines side by side, one row per pair of lines."""
     with ctx(request).db.read() as s:
         course, a = _found(s, v, slug, assignment, teach=True)
         problems = [p.problem for p in asg.problems_of(s, a)]
-        chosen = problem or problems[0]
+        counts = pairs_by_problem(s, a, problems)
+        chosen = problem or max(problems, key=lambda p: counts[p])  # the first of the busiest
         try:
             report, subs = similar_submits(s, a, chosen)
         except LookupError:
             raise PageError(404, "No such problem in this assignment.") from None
     named = {sub.name: sub for sub in subs}
-    sides = [[(m, region_lines(named, p.left, m.left_file, m.left_lines),
-               region_lines(named, p.right, m.right_file, m.right_lines)) for m in p.matches] for p in report.pairs]
+    sides = [[(m, match_rows(named, p.left, p.right, m)) for m in p.matches] for p in report.pairs]
     return render(request, "similar.html", viewer=v, course=course, a=a, problems=problems, chosen=chosen,
-                  titles=titles(all_views()), report=report, sides=sides)
+                  counts=counts, titles=titles(all_views()), report=report, sides=sides)

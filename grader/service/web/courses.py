@@ -56,7 +56,10 @@ def course_page(request: Request, slug: str, v: ViewerDep):
         now = utcnow()
         work = [(a, asg.window(s, a, v.who.user_id)) for a in asg.of_course(s, course)]
     return render(request, "course.html", viewer=v, course=course, role=role, teach=teach, members=members,
-                  invitations=invitations, invited=invited, max_days=co.MAX_INVITE_DAYS, now=now,
+                  open_invitations=[i for i in invitations if co.usable(i, now)],
+                  past_invitations=[i for i in invitations if not co.usable(i, now)],
+                  lasts={i.id: '%g' % co.lasts_days(i) for i in invitations},
+                  invited=invited, max_days=co.MAX_INVITE_DAYS, now=now,
                   assignments=[(a, w, w.state(now)) for a, w in work], problems=all_views() if teach else [])
 
 

@@ -4,7 +4,7 @@ the security headers, and the error pages."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import quote
@@ -12,6 +12,7 @@ from urllib.parse import quote
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from ... import __version__
 from ...common.verdicts import TITLES, Verdict
@@ -61,8 +62,16 @@ def verdict_class(code: str | None) -> str:
     return f"v-{code}" if code in VERDICT_TITLES else "v-none"
 
 
-def when(t: datetime | None) -> str:
-    return t.strftime("%Y-%m-%d %H:%M:%S UTC") if t else ""
+def when(t: datetime | None) -> Markup:
+    """Every time a page shows, in one format: ``2026-12-10 23:59 UTC`` inside a
+    ``<time>`` that app.js rewrites into the viewer's own zone in the same layout, the
+    zone named (``2026-12-10 18:59 EST``); UTC stays where scripts do not run. Its title
+    holds the exact second, in UTC."""
+    if t is None:
+        return Markup("")
+    utc = t.astimezone(timezone.utc) if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return Markup('<time class="local" datetime="{}" title="{}">{}</time>').format(
+        utc.isoformat(timespec="seconds"), f"{utc:%Y-%m-%d %H:%M:%S} UTC", f"{utc:%Y-%m-%d %H:%M} UTC")
 
 
 ENV = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, trim_blocks=True, lstrip_blocks=True,

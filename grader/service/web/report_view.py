@@ -1,8 +1,9 @@
 """A stored report (JSON) as the result panel and the report page show it: one row per
-case, and for a case the viewer may see in full its input, expected and got, the
-worst element (the numeric diff the text report prints), the structure diff and what
-it printed; the misconception hint, the counterexample, and failed requirements in
-the judge's own words. Strings stay strings: the templates escape them.
+case, and for a case the viewer may see in full its input, expected and got (got's keys
+in expected's order, so that the two read side by side), the worst element (the numeric
+diff the text report prints), the structure diff and what it printed; the misconception
+hint, the counterexample, and failed requirements in the judge's own words. Strings stay
+strings: the templates escape them.
 
 What matters comes first: the verdict with the counts by visibility and by outcome,
 the hint once, the first failing public case open, and a compile error with its line;
@@ -16,7 +17,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ...report.model import HIDDEN_MESSAGES
+from ...report.model import HIDDEN_MESSAGES, in_order_of
 
 SHOWN_CHARS = 4000  # a value longer than this is cut (the judge already describes large arrays)
 
@@ -169,7 +170,7 @@ def case_view(c: dict) -> CaseView:
     if c.get("input") is not None:  # present only where the viewer may see the case in full
         view.input = shown(c["input"])
         view.expected = shown(c["expected"]) if c.get("expected") is not None else None
-        view.got = shown(c["got"]) if c.get("got") is not None else None
+        view.got = shown(in_order_of(c["got"], c.get("expected"))) if c.get("got") is not None else None
         view.worst = worst(c.get("worst"))
         positions = (c.get("worst") or {}).get("positions")
         if positions:
@@ -201,7 +202,8 @@ def report_view(report: dict, kind: str = "run", source: str | None = None) -> R
     counterexample = None
     if ce:
         counterexample = {"message": str(ce.get("message", "")), "input": shown(ce.get("input")),
-                          "expected": shown(ce.get("expected")), "got": shown(ce.get("got"))}
+                          "expected": shown(ce.get("expected")),
+                          "got": shown(in_order_of(ce.get("got"), ce.get("expected")))}
     sandbox = report.get("sandbox") or {}
     return ReportView(verdict=str(report.get("verdict", "")), title=str(report.get("verdict_title", "")),
                       message=str(report.get("message") or ""), passed=int(report.get("passed") or 0),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import time
 from urllib.parse import quote
 
 import pytest
@@ -24,6 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 P2 = "value_and_grad_loss"
 MADE: dict[str, str] = {}
+RUN_FIRST = "Run this code first: Submit takes only code you have already Run."
 HOSTILE = (
     "import jax\n\n\ndef loss(params, x, y):\n    return 0.5 * (x @ params['w'] + params['b'] - y) ** 2\n\n\n"
     "def per_example_grad_clip(params, x, y, max_norm):\n"
@@ -75,10 +78,17 @@ def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution
     MADE["ac"] = panel.get_attribute("data-sub")
     assert any(f"/api/v1/submissions/{MADE['ac']}/events" in u for u in seen)  # followed by server-sent events
     page.wait_for_selector(f'#history a[href="/submissions/{MADE["ac"]}"]')
+    assert page.is_enabled("#submit")  # the code was Run: a Submit of it does not take the offer back...
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert page.is_enabled("#submit") and page.is_hidden("#submit-why")  # ...nor does a reload
     page.keyboard.press("Control+Home")
     page.click(".CodeMirror-code")
     page.keyboard.type("# edited\n")
-    assert page.is_disabled("#submit")  # the current code has not been Run
+    assert page.is_disabled("#submit")  # the current code has not been Run, and the button says so
+    assert page.get_attribute("#submit", "title") == page.inner_text("#submit-why") == RUN_FIRST
+    paste(page, corpus("accepted/flat_norm.py"))
+    assert page.is_enabled("#submit")  # back to code that was Run
     page.goto(site.base + "/problems")
     assert "Solved" in page.inner_text(f'tr[data-problem="{P1}"]')
     ctx.close()
@@ -116,6 +126,73 @@ def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidde
     page.goto(f"{site.base}/submissions/{MADE['wa']}")  # the report page, as the history links to it
     assert page.locator('details[data-detail="example_1"][open] table.worst').is_visible()
     page.screenshot(path=str(shot("wa_report.png")))
+    ctx.close()
+
+
+def test_a_runs_code_loaded_from_the_history_is_offered_for_submit_and_a_submits_is_not(site, browser, ann_state):
+    assert MADE.get("wa"), "needs the wrong answer test"
+    ctx = browser.new_context(storage_state=ann_state)  # a browser that Ran nothing
+    page = ctx.new_page()
+    page.on("dialog", lambda d: d.accept())  # "Replace your code with this submission's?"
+    open_problem(page, site.base)
+    rows = page.locator("#history tbody tr")
+    rows.first.wait_for()
+    kinds = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
+    assert kinds[:2] == ["submit", "run"]  # the wrong answer's Submit, and its Run before it
+    wrong = corpus("wrong_answer/norm_without_bias.py")
+    rows.nth(0).locator("button.load-source").click()
+    deadline = time.monotonic() + 30
+    while page.evaluate("window.jaxjudgeEditor.getValue()") != wrong:  # polled: the policy forbids Playwright's eval
+        assert time.monotonic() < deadline, "the Submit's code was not loaded"
+        time.sleep(0.1)
+    assert page.is_disabled("#submit")  # a Submit's code: not known here to have been Run
+    rows.nth(1).locator("button.load-source").click()
+    page.wait_for_selector("#submit:enabled")  # the same code, from its Run
+    ctx.close()
+
+
+def test_times_read_in_one_format_in_the_viewers_zone_with_the_zone_named(site, browser, ann_state):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    ctx = browser.new_context(storage_state=ann_state, timezone_id="Asia/Kolkata", locale="en-US")
+    page = ctx.new_page()
+    for path, times in ((f"/problems/{P1}", "#history time"), ("/submissions", "table.submissions time"),
+                        (f"/submissions/{MADE['ac']}", "main time")):
+        page.goto(site.base + path)
+        page.wait_for_selector(times + "[data-zone]")
+        found = page.locator(times)
+        for i in range(found.count()):
+            t = datetime.fromisoformat(found.nth(i).get_attribute("datetime"))
+            local = t.astimezone(ZoneInfo("Asia/Kolkata"))
+            assert found.nth(i).inner_text() == f"{local:%Y-%m-%d %H:%M} GMT+5:30", path
+            assert found.nth(i).get_attribute("title") == f"{t:%Y-%m-%d %H:%M:%S} UTC"  # the exact second
+    ctx.close()
+
+
+def test_a_refused_input_names_every_fault_and_the_result_below_is_marked_as_an_earlier_ones(site, browser,
+                                                                                              ann_state):
+    ctx = browser.new_context(storage_state=ann_state)
+    page = ctx.new_page()
+    open_problem(page, site.base)
+    paste(page, corpus("accepted/flat_norm.py"))
+    page.click("#custom summary")
+    example = json.loads(page.input_value("#custom-json"))
+    page.click("#run-custom")
+    panel = result_of(page, "custom")
+    assert panel.locator(".earlier").count() == 0
+    page.fill("#custom-json", json.dumps({**example, "y": [2000.0] * len(example["y"]), "max_norm": 0.01, "z": 1}))
+    page.click("#run-custom")
+    page.wait_for_selector("#custom-error:not(:empty)")
+    assert page.inner_text("#custom-error").splitlines() == [
+        "input 'y': has a value 2000 above the maximum 1000",
+        "input 'max_norm': has a value 0.01 below the minimum 0.1",
+        "input 'z': is not an input of this problem"]
+    assert panel.locator(".earlier").inner_text() == \
+        "An earlier result: the input above was refused, so nothing ran on it."
+    page.fill("#custom-json", "{not json")
+    page.click("#run-custom")
+    assert page.inner_text("#custom-error").startswith("Not valid JSON") and panel.locator(".earlier").count() == 1
     ctx.close()
 
 

@@ -167,7 +167,7 @@ def test_a_wrong_submit_leads_with_counts_the_first_failing_case_and_one_hint(si
     said = page.text_content("#result-status")  # what a screen reader announces: a summary, not the table
     assert count in said and "summed" in said and len(said) < 600, said
     page.screenshot(path=str(shot("wa_panel.png")), full_page=False)
-    assert page.is_disabled("#submit")  # the same code is not offered for Submit again until it is Run
+    assert page.is_enabled("#submit")  # the code was Run: its Submit leaves it offered
 
 
 def test_a_past_submission_loads_back_into_the_editor_and_must_be_run_before_submit(site, page):

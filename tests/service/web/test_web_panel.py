@@ -125,3 +125,14 @@ def test_the_screen_reader_summary_is_one_sentence_without_the_table():
     summary = re.search(r'<p class="panel-summary" hidden>([^<]*)</p>', panel(WA)).group(1)
     assert summary.startswith("Wrong Answer. public 1/3, hidden 4/36: 33 wrong value")
     assert "example_1, is open below" in summary and "gen_0" not in summary and len(summary) < 400
+
+
+def test_got_shows_its_keys_in_the_order_of_expected():
+    expected = {"grads": {"w": [0.5], "b": 0.25}, "norms": [1.0]}
+    got = {"norms": [2.0], "grads": {"b": 0.5, "w": [1.0]}}
+    keyed = dict(WA, cases=[case("example_1", "public", expected=expected, got=got)],
+                 counterexample={"message": "off", "input": {"x": [2.0]}, "expected": expected, "got": got})
+    html = panel(keyed).replace("&#34;", '"')
+    ordered = '{"grads": {"w": [1.0], "b": 0.5}, "norms": [2.0]}'
+    assert '<dt>got</dt><dd><pre>' + ordered + '</pre></dd>' in html
+    assert html.count(ordered) == 2  # the open case and the counterexample

@@ -189,3 +189,22 @@ def test_the_queue_page_says_what_is_still_warming(warming, warm_idle, shown):
                                                   titles={"p1": "First problem"}, warming=warming,
                                                   warm_idle=warm_idle)
     assert re.search(r'<dd class="warming">(.*?)</dd>', html).group(1).startswith(shown)
+
+
+def test_a_time_is_one_format_in_utc_inside_a_time_element_that_the_script_rewrites():
+    from datetime import datetime, timedelta, timezone
+
+    new_york = timezone(timedelta(hours=-5))
+    sent = SimpleNamespace(id="abc", kind="run", status="done", verdict="AC", passed=3, total=3,
+                           created_at=datetime(2026, 12, 10, 18, 59, 12, 5, tzinfo=new_york))
+    html = ENV.get_template("_history.html").render(rows=[sent], problem="p", title="P")
+    assert ('<td><time class="local" datetime="2026-12-10T23:59:12+00:00" title="2026-12-10 23:59:12 UTC">'
+            "2026-12-10 23:59 UTC</time></td>") in html
+
+
+def test_the_templates_write_a_time_only_through_the_when_filter():
+    for template in (WEB / "templates").glob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        assert "<time" not in text and "strftime" not in text, template.name
+        # isoformat only fills a form's time field (forms.js puts it in the viewer's zone)
+        assert text.count("isoformat()") == len(re.findall(r'data-utc="\{\{ [\w.]+\.isoformat\(\) \}\}"', text))

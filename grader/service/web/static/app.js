@@ -53,6 +53,38 @@
     return [why || ("Refused (" + r.status + ")."), null];
   }
 
+  /* ---------------------------------------------------------------- times */
+  /* Every time is a <time class="local"> that the server wrote in UTC ("2026-12-10 23:59
+     UTC"): here it becomes the same layout in the viewer's own zone, the zone named
+     ("2026-12-10 18:59 EST"), on the page and in every fragment htmx brings (the history,
+     the queue). Not the locale's own layout: one format on every page, history and due
+     times alike, whatever the locale. */
+  var LOCAL = (function () {
+    try {
+      return new Intl.DateTimeFormat(undefined, {
+        year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+        timeZoneName: "short", calendar: "gregory", numberingSystem: "latn"});
+    } catch (e) { return null; }  // no Intl: the UTC the server wrote stays
+  })();
+
+  function localTime(t) {
+    var part = {};
+    LOCAL.formatToParts(t).forEach(function (p) { part[p.type] = p.value; });
+    return part.year + "-" + part.month + "-" + part.day + " " + part.hour + ":" + part.minute + " " + part.timeZoneName;
+  }
+
+  function localTimes() {
+    if (!LOCAL) return;
+    Array.prototype.forEach.call(document.querySelectorAll("time.local[datetime]:not([data-zone])"), function (el) {
+      var t = new Date(el.getAttribute("datetime"));
+      if (isNaN(t.getTime())) return;
+      el.textContent = localTime(t);
+      el.dataset.zone = "local";
+    });
+  }
+  localTimes();
+  document.body.addEventListener("htmx:afterSettle", localTimes);
+
   /* ---------------------------------------------------------------- log in and out */
   /* The server already sends only a plain path here; this holds even if it did not,
      since the browser's own parser (which drops tabs and line breaks) decides. */
@@ -154,16 +186,35 @@
       var probe = "jaxjudge:probe";
       localStorage.setItem(probe, "1"); localStorage.removeItem(probe);
       return {get: function (k) { return localStorage.getItem(k); },
-              set: function (k, v) { try { localStorage.setItem(k, v); } catch (e) { /* full: keep going */ } }};
+              set: function (k, v) { try { localStorage.setItem(k, v); } catch (e) { /* full: keep going */ } },
+              remove: function (k) { localStorage.removeItem(k); }};
     } catch (e) {
       var mem = {};
-      return {get: function (k) { return k in mem ? mem[k] : null; }, set: function (k, v) { mem[k] = v; }};
+      return {get: function (k) { return k in mem ? mem[k] : null; }, set: function (k, v) { mem[k] = v; },
+              remove: function (k) { delete mem[k]; }};
     }
   }
 
+  /* A short fingerprint of a source (cyrb53's two halves): what is kept of each Run's code,
+     which may be 64 KiB. Not a security measure: the rule it serves is the page's own. */
+  function fingerprint(text) {
+    var h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return ("0000000" + (h2 >>> 0).toString(16)).slice(-8) + ("0000000" + (h1 >>> 0).toString(16)).slice(-8);
+  }
+
+  var RUNS_KEPT = 100;  // per account and problem: the fingerprints of the latest Runs
+  var RUN_FIRST = "Run this code first: Submit takes only code you have already Run.";
+
   function editor(form) {
     var pid = form.dataset.problem, who = form.dataset.user;
-    var draftKey = "jaxjudge:draft:" + who + ":" + pid, ranKey = "jaxjudge:ran:" + who + ":" + pid;
+    var draftKey = "jaxjudge:draft:" + who + ":" + pid, runsKey = "jaxjudge:runs:" + who + ":" + pid;
     var store = storage();
     var runBtn = document.getElementById("run"), submitBtn = document.getElementById("submit");
     var why = document.getElementById("submit-why"), result = document.getElementById("result");
@@ -184,19 +235,41 @@
     var draft = store.get(draftKey);
     if (draft !== null) cm.setValue(draft);
 
+    /* No blind Submits: Submit takes code that has been Run, any Run of it, in this
+       browser (kept across reloads and Submits) or a Run loaded from the history. Any
+       other code keeps the button disabled, with the reason on it and beside it. */
+    function runs() {
+      try {
+        var kept = JSON.parse(store.get(runsKey) || "[]");
+        return Array.isArray(kept) ? kept : [];
+      } catch (e) { return []; }
+    }
+    function wasRun(source) { return runs().indexOf(fingerprint(source)) >= 0; }
+    function ran(source) {
+      var f = fingerprint(source);
+      var kept = runs().filter(function (x) { return x !== f; });
+      kept.push(f);
+      store.set(runsKey, JSON.stringify(kept.slice(-RUNS_KEPT)));
+    }
+    var before = "jaxjudge:ran:" + who + ":" + pid;  // where earlier pages kept the last Run's code itself
+    if (store.get(before)) ran(store.get(before));
+    store.remove(before);
+
+    var busy = false, customBtn = document.getElementById("run-custom");
     function offerSubmit() {
-      var ran = store.get(ranKey) === cm.getValue();
-      submitBtn.disabled = !ran;
-      why.hidden = ran;
+      var ok = wasRun(cm.getValue());
+      submitBtn.disabled = busy || !ok;
+      submitBtn.title = ok ? "" : RUN_FIRST;
+      why.textContent = RUN_FIRST;
+      why.hidden = ok;
     }
     cm.on("change", function () { store.set(draftKey, cm.getValue()); cm.save(); offerSubmit(); });
     offerSubmit();
 
-    var busy = false, customBtn = document.getElementById("run-custom");
     var customBox = document.getElementById("custom-json"), customErr = document.getElementById("custom-error");
     function go(kind, input) {
       var source = cm.getValue();
-      if (busy || (kind === "submit" && store.get(ranKey) !== source)) return;
+      if (busy || (kind === "submit" && !wasRun(source))) return;
       busy = true; runBtn.disabled = true; submitBtn.disabled = true;
       if (customBtn) customBtn.disabled = true;
       var body = {problem: pid, source: source, kind: kind};
@@ -206,17 +279,16 @@
         busy = false; runBtn.disabled = false;
         if (customBtn) customBtn.disabled = false;
         if (r.status === 202 || r.status === 200) {
-          if (kind === "run") store.set(ranKey, source);
-          // The same code is offered for Submit again only once it changed or was Run again.
-          if (kind === "submit") store.set(ranKey, "");
+          if (kind === "run") ran(source);
           offerSubmit();
+          earlierFor = null;
           stop(); follow.id = null;
           refresh(r.data.id);
           document.body.dispatchEvent(new Event("jj-history"));
         } else {
           offerSubmit();
           var m = refusal(r);
-          if (kind === "custom" && r.status === 422 && customErr) customErr.textContent = m[0];
+          if (kind === "custom" && r.status === 422 && customErr) refused(m[0]);
           else say(result, "error", m[0], m[1]);
         }
       }, function () {
@@ -225,16 +297,39 @@
         say(result, "error", "The judge cannot be reached; try again.");
       });
     }
+    /* A refused input: every fault the judge names, one a line; and the result below,
+       which is an earlier run's, said to be so. */
+    var earlierFor = null;  // the submission whose panel is an earlier input's, while it stays
+    function refused(text) {
+      customErr.textContent = "";
+      text.split(/; (?=input ')/).forEach(function (fault, i) {
+        if (i) customErr.appendChild(document.createElement("br"));
+        customErr.appendChild(document.createTextNode(fault));
+      });
+      var panel = result.querySelector(".panel");
+      if (panel) { earlierFor = panel.dataset.sub; markEarlier(); }
+    }
+    function markEarlier() {
+      var panel = result.querySelector(".panel");
+      if (!panel || panel.dataset.sub !== earlierFor || panel.querySelector(".earlier")) return;
+      var note = document.createElement("p");
+      note.className = "note earlier";
+      note.textContent = "An earlier result: the input above was refused, so nothing ran on it.";
+      panel.insertBefore(note, panel.firstChild);
+    }
+    document.body.addEventListener("htmx:afterSettle", function (ev) {  // the earlier run's panel, refreshed
+      if (earlierFor && ev.detail && ev.detail.target && ev.detail.target.id === "result") markEarlier();
+    });
     if (customBtn) {
       var example = customBox.value;
       customBtn.addEventListener("click", function () {
         var input;
         customErr.textContent = "";
         try { input = JSON.parse(customBox.value); } catch (e) {
-          customErr.textContent = "Not valid JSON: " + e.message; return;
+          refused("Not valid JSON: " + e.message); return;
         }
         if (input === null || typeof input !== "object" || Array.isArray(input)) {
-          customErr.textContent = "The input is a JSON object with one entry per argument."; return;
+          refused("The input is a JSON object with one entry per argument."); return;
         }
         go("custom", input);
       });
@@ -249,7 +344,8 @@
       send("GET", "/submissions/" + encodeURIComponent(b.dataset.sub) + "/source", form).then(function (r) {
         if (r.ok && typeof r.data.source === "string") {
           if (cm.getValue() === r.data.source || window.confirm("Replace your code with this submission's?")) {
-            cm.setValue(r.data.source); cm.focus();
+            if (r.data.kind === "run") ran(r.data.source);  // that Run was this code's: Submit may take it
+            cm.setValue(r.data.source); cm.focus(); offerSubmit();
           }
         } else say(result, "error", refusal(r)[0]);
       });

@@ -4,8 +4,9 @@
    A field with data-number is sent as a number, an empty one with data-optional is left out,
    and a hidden field with data-from-hash takes the text after "#" in the address (secrets
    travel there: a browser never sends it to the server, so no log holds it). data-done says
-   what success does: "reload", "go:/path", "next" (go to the path the answer names), "link"
-   (show the answer's link, to copy) or "roster" (one line per imported row); data-auto
+   what success does: "reload", "go:/path" (its "{field}" parts filled from the answer),
+   "next" (go to the path the answer names), "link" (show the answer's link, whole, with a
+   Copy button) or "roster" (one line per imported row); data-auto
    sends a form as soon as the page opens; a time field's data-utc fills it in the viewer's zone. Refusals show in the form's [role=alert] element.
    The session's CSRF token comes from the page's hidden csrf_token field (app.js sends). */
 (function () {
@@ -34,18 +35,51 @@
     return p;
   }
 
+  /* A link shown once: all of it, wrapping (a one-line input cut it off), with a Copy
+     button. The clipboard API needs a secure context (https, or localhost); elsewhere the
+     text is selected for the viewer's own Ctrl+C. */
   function copyable(value) {
-    var input = document.createElement("input");
-    input.type = "text"; input.readOnly = true; input.value = value; input.className = "copy-link";
-    input.setAttribute("aria-label", "The link, to copy");
-    input.addEventListener("focus", function () { input.select(); });
-    return input;
+    var box = document.createElement("div"), text = document.createElement("code");
+    var button = document.createElement("button"), said = document.createElement("span");
+    box.className = "copy-box";
+    text.className = "copy-link"; text.textContent = value; text.tabIndex = 0;  // focus selects it
+    button.type = "button"; button.className = "small copy"; button.textContent = "Copy";
+    said.className = "muted small copy-said"; said.setAttribute("aria-live", "polite");
+    function select() {
+      var range = document.createRange();
+      range.selectNodeContents(text);
+      var sel = window.getSelection();
+      sel.removeAllRanges(); sel.addRange(range);
+    }
+    function fallback() {
+      select();
+      var copied = false;
+      try { copied = document.execCommand("copy"); } catch (e) { copied = false; }
+      said.textContent = copied ? "Copied." : "Selected: press Ctrl+C (\u2318C on a Mac) to copy.";
+    }
+    text.addEventListener("focus", select);
+    button.addEventListener("click", function () {
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(value).then(function () {
+          said.textContent = "Copied."; select();
+        }, fallback);
+      } else {
+        fallback();
+      }
+    });
+    box.appendChild(text); box.appendChild(button); box.appendChild(said);
+    return box;
   }
 
   function done(el, r, out) {
     var how = el.dataset.done || "reload";
     if (how === "reload") { location.reload(); return; }
-    if (how.indexOf("go:") === 0) { location.assign(how.slice(3)); return; }
+    if (how.indexOf("go:") === 0) {  // "{field}" in the path: that field of the answer (a new course's slug)
+      location.assign(how.slice(3).replace(/\{(\w+)\}/g, function (_, k) {
+        return encodeURIComponent(r.data && r.data[k] != null ? String(r.data[k]) : "");
+      }));
+      return;
+    }
     if (how === "next") {  // the answer names a path on this site (never another origin)
       var next = typeof r.data.next === "string" && r.data.next.charAt(0) === "/" && r.data.next.charAt(1) !== "/" &&
         r.data.next.indexOf("\\") < 0 ? r.data.next : "/courses";
@@ -144,16 +178,6 @@
     if (isNaN(t.getTime())) return;
     var local = new Date(t.getTime() - t.getTimezoneOffset() * 60000);
     f.value = local.toISOString().slice(0, 16);
-  });
-
-  /* Times in the viewer's own zone (the server writes UTC, which stays without scripts). */
-  Array.prototype.forEach.call(document.querySelectorAll("time.local[datetime]"), function (el) {
-    var t = new Date(el.getAttribute("datetime"));
-    if (isNaN(t.getTime())) return;
-    el.title = el.textContent;
-    // Not dateStyle/timeStyle: with timeZoneName they are a TypeError ("Invalid option").
-    el.textContent = t.toLocaleString(undefined, {year: "numeric", month: "short", day: "numeric", hour: "numeric",
-                                                  minute: "2-digit", timeZoneName: "short"});
   });
 
   /* The join page: what the invitation is for, before anyone types. */
