@@ -14,7 +14,8 @@ from ... import __version__
 from ..core.config import MAX_BODY_BYTES, ServiceConfig
 from ..web import mount as mount_pages
 from ..web.pages import HEADERS as PAGE_HEADERS
-from . import assignments, auth, courses, errors, instructor, lti, lti_contexts, problems, streams, submissions
+from . import (assignments, auth, courses, errors, insight, instructor, lti, lti_contexts, problems, streams,
+               submissions)
 from .changes import Changes
 from .deps import CSRF_COOKIE, SESSION_COOKIE, AppContext
 from .docs import add_docs
@@ -115,7 +116,8 @@ def create_app(config: ServiceConfig, db, workers) -> ASGIApp:
 
     errors.install(app)
 
-    for module in (submissions, streams, problems, instructor, auth, courses, assignments, lti, lti_contexts):
+    for module in (submissions, streams, problems, instructor, auth, courses, assignments, insight, lti,
+                   lti_contexts):
         app.include_router(module.router, prefix=PREFIX)
     if config.lti_config:
         lti.mount(app, config, db, workers)

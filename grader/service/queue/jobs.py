@@ -109,6 +109,23 @@ class ClaimResult:
         return None if self.full_report == self.report else self.full_report
 
 
+MISTAKE_CHARS, CASE_CHARS = 500, 200  # the columns' widths
+
+
+def grade_facts(report: dict) -> dict[str, Any]:
+    """What the class insight counts of a grade, as the columns that keep it: the mistake
+    the report names (its hint: the ``# hint:`` of the wrong answer the output matched),
+    and the first case that failed (a case not run is no failure), with whether it is
+    hidden. Read from the full report, which names every case; migration 0010 holds a
+    frozen copy of this for the rows graded before it."""
+    hint = report.get("hint")
+    failed = next((c for c in report.get("cases") or [] if isinstance(c, dict)
+                   and c.get("verdict") not in ("AC", "--")), None)
+    return {"mistake": hint[:MISTAKE_CHARS] if isinstance(hint, str) and hint else None,
+            "failed_case": str(failed.get("id"))[:CASE_CHARS] if failed else None,
+            "failed_hidden": failed.get("visibility") == "hidden" if failed else None}
+
+
 def _doc_bytes(doc: dict | None) -> int:
     return 0 if doc is None else len(json.dumps(doc, separators=(",", ":")).encode())
 
@@ -136,7 +153,8 @@ def finish(db, job: Claim, worker_id: str, outcome: ClaimResult, limits=None, sa
             .values(status="done", finished_at=now, verdict=outcome.verdict, passed=outcome.passed,
                     total=outcome.total, report=outcome.report, full_report=outcome.stored_full(),
                     problem_version=outcome.problem_version, judge_version=outcome.judge_version,
-                    stored_bytes=job.sent_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()))
+                    stored_bytes=job.sent_bytes + _doc_bytes(outcome.report) + _doc_bytes(outcome.stored_full()),
+                    **grade_facts(outcome.full_report))
             .returning(Submission.user_id, Submission.kind, Submission.charged),
             execution_options={"synchronize_session": False}).all()
         values: dict[str, Any] = {"busy_with": None, "heartbeat_at": now}
@@ -170,4 +188,6 @@ def finish_row(s: Session, row: Submission, out: ClaimResult, now: datetime, lim
     row.passed, row.total, row.report, row.full_report = out.passed, out.total, out.report, out.stored_full()
     row.problem_version, row.judge_version = out.problem_version, out.judge_version
     row.stored_bytes = stored_bytes(row.source, out)
+    for column, value in grade_facts(out.full_report).items():
+        setattr(row, column, value)
     _refund_if_free(s, row.user_id, row.kind, row.charged, out.verdict, limits)

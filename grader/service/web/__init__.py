@@ -18,11 +18,11 @@ def mount(app, *, api_prefix: str, session_cookie: str, csrf_cookie: str) -> Non
     """Add the pages and ``/static`` to ``app`` (the FastAPI application of ``create_app``)."""
     from fastapi.staticfiles import StaticFiles
 
-    from . import assignments, courses, editorial, history, instructor, learner, lti_pages
+    from . import assignments, courses, editorial, history, insight, instructor, learner, lti_pages
     from .pages import PageError, WebConfig, error_page
 
     app.state.web = WebConfig(api_prefix, session_cookie, csrf_cookie)
     app.add_exception_handler(PageError, error_page)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (learner, history, instructor, editorial, courses, assignments, lti_pages):
+    for module in (learner, history, instructor, editorial, courses, assignments, insight, lti_pages):
         app.include_router(module.router)

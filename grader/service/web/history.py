@@ -5,14 +5,16 @@ else's is 404, as for an id that does not exist. Learners get the report with hi
 cases reduced; instructors the full one (``?view=learner`` shows the learner's)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import APIRouter, Query, Request
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
 from ..queue import rejudge, views
 from ..domain.trust import submission_seen_by
-from ..core.models import DETAIL_COLUMNS, Submission, User, utcnow
+from ..core.models import DETAIL_COLUMNS, Assignment, Course, Submission, SubmissionCredit, User, utcnow
 from .pages import ctx, PageError, render, Viewer, ViewerDep
 from .problem_view import all_views, problem_view
 from .related import titles
@@ -23,9 +25,39 @@ LIST_LIMIT = 200
 HISTORY_LIMIT = 10
 
 
-def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int):
+@dataclass(frozen=True)
+class Narrowed:
+    """What the class insight's bars link to: the Submits that count for an assignment
+    (``course/slug``), of one verdict, that made one named mistake, or whose first failing
+    case was one case."""
+    assignment: str | None = None
+    verdict: str | None = None
+    mistake: str | None = None
+    case: str | None = None
+
+    def __bool__(self) -> bool:
+        return any((self.assignment, self.verdict, self.mistake, self.case))
+
+    def where(self) -> list[ColumnElement[bool]]:
+        where: list[ColumnElement[bool]] = []
+        if self.assignment:
+            course, _, slug = self.assignment.partition("/")
+            counted = (select(SubmissionCredit.submission_pk)
+                       .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
+                       .join(Course, Course.id == Assignment.course_id)
+                       .where(Course.slug == course, Assignment.slug == slug))
+            where.append(Submission.pk.in_(counted))
+        for column, value in ((Submission.verdict, self.verdict), (Submission.mistake, self.mistake),
+                              (Submission.failed_case, self.case)):
+            if value:
+                where.append(column == value)
+        return where
+
+
+def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int,
+          narrowed: Narrowed = Narrowed()):
     q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
-         .where(submission_seen_by(v.who)).order_by(Submission.pk.desc()))
+         .where(submission_seen_by(v.who), *narrowed.where()).order_by(Submission.pk.desc()))
     if v.instructor and learner:
         q = q.where(User.email == learner.strip().lower())
     if problem:
@@ -48,13 +80,17 @@ def rejudge_counts(request: Request, v: Viewer, problem: str) -> dict | None:
 
 @router.get("/submissions")
 def listing(request: Request, v: ViewerDep, problem: str | None = Query(None, max_length=64),
-            learner: str | None = Query(None, max_length=320)):
-    rows = _rows(request, v, problem, learner, LIST_LIMIT)
+            learner: str | None = Query(None, max_length=320),
+            assignment: str | None = Query(None, max_length=129, description="course/assignment"),
+            verdict: str | None = Query(None, max_length=4), mistake: str | None = Query(None, max_length=500),
+            case: str | None = Query(None, max_length=200)):
+    narrowed = Narrowed(assignment, verdict, mistake, case)
+    rows = _rows(request, v, problem, learner, LIST_LIMIT, narrowed)
     names = titles(all_views())
     title = names.get(problem) if problem else None
     rejudge = rejudge_counts(request, v, problem) if v.instructor and problem else None
     return render(request, "submissions.html", viewer=v, rows=rows, problem=problem, title=title, titles=names,
-                  learner=learner if v.instructor else None, rejudge=rejudge, limit=LIST_LIMIT)
+                  learner=learner if v.instructor else None, rejudge=rejudge, limit=LIST_LIMIT, narrowed=narrowed)
 
 
 @router.get("/problems/{pid}/history")

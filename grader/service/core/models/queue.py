@@ -65,6 +65,12 @@ class Submission(Base):
     # Hidden cases in full, for instructors; NULL where it would equal ``report`` (a Run).
     full_report: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc, deferred=True)
     stored_bytes: Mapped[int | None] = mapped_column(Integer)  # source + stored reports, as JSON bytes
+    # What the class insight counts, kept when the grade is recorded so that no view reads
+    # a report (``jobs.grade_facts``): the mistake the report names (its hint), and the
+    # first case that failed, with whether it is hidden. NULL when there is none.
+    mistake: Mapped[str | None] = mapped_column(String(500))
+    failed_case: Mapped[str | None] = mapped_column(String(200))
+    failed_hidden: Mapped[bool | None] = mapped_column(Boolean)
     # The assignments a Submit counts for are ``SubmissionCredit`` rows (none: practice).
 
     def view(self, full: bool) -> dict[str, Any] | None:

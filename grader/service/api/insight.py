@@ -1,0 +1,174 @@
+"""Class insight over HTTP, for a course's instructors: an assignment's figures per
+problem (the mistakes the judge named, the verdict mix, the share who solved it, Submits
+and time to the first AC, the first failing cases, learners with an AC over time) and
+its score distribution, as JSON or as one CSV of the same figures (a row per bar). For
+every member, their own progress in a course (``/progress``), and nobody else's."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Path, Response
+from pydantic import BaseModel, Field
+
+from ..domain import assignments as asg
+from ..domain import insight
+from ..domain.progress import own_progress
+from ..core.csv_io import Cell, write_csv
+from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
+from .schemas import errors
+
+router = APIRouter(tags=["insight"])
+SLUG = Path(max_length=64)
+
+
+class BarOut(BaseModel):
+    label: str
+    learners: int
+
+
+class VerdictOut(BaseModel):
+    verdict: str
+    submits: int
+    learners: int = Field(description="learners with at least one Submit of this verdict")
+
+
+class MistakeOut(BaseModel):
+    text: str = Field(description="the mistake the judge named (the hint its report gave)")
+    learners: int = Field(description="learners with a Submit that made it")
+    fixed: int = Field(description="of them, those with an accepted Submit after their first that made it")
+    submits: int
+
+
+class CaseOut(BaseModel):
+    case: str = Field(description="the case's id")
+    hidden: bool
+    learners: int = Field(description="learners with a Submit whose first failing case it was")
+    submits: int
+
+
+class TickOut(BaseModel):
+    until: datetime
+    on_time: int = Field(description="learners with an accepted Submit by then, the first of them on time")
+    late: int = Field(description="the same, the first accepted Submit late")
+
+
+class TimelineOut(BaseModel):
+    due: datetime
+    ticks: list[TickOut]
+
+
+class ProblemInsightOut(BaseModel):
+    problem: str
+    weight: float
+    learners: int = Field(description="the course's learners")
+    attempted: int = Field(description="learners with a Submit that counts for the assignment")
+    solved: int = Field(description="learners with an accepted one")
+    solved_share: float
+    verdicts: list[VerdictOut] = Field(description="IE is left out: the judge's failure, not the learner's")
+    mistakes: list[MistakeOut] = Field(description="most learners first")
+    failing_cases: list[CaseOut] = Field(description="the first failing case of each Submit, most learners first")
+    attempts_to_ac: list[BarOut] = Field(description="learners who solved it, by Submits up to the first AC")
+    time_to_ac: list[BarOut] = Field(description="learners who solved it, by the time from their first Submit")
+    accepted_over_time: TimelineOut
+
+
+class InsightOut(BaseModel):
+    course: str
+    assignment: str
+    title: str
+    learners: int
+    points_possible: float
+    problems: list[ProblemInsightOut]
+    scores: list[BarOut] = Field(description="learners by share of the points possible, as the gradebook scores")
+    accepted_over_time: TimelineOut = Field(description="learners with every problem accepted")
+
+
+def _bars(bars: list[insight.Bar]) -> list[BarOut]:
+    return [BarOut(label=b.label, learners=b.learners) for b in bars]
+
+
+def _timeline(t: insight.Timeline) -> TimelineOut:
+    return TimelineOut(due=t.due, ticks=[TickOut(until=x.until, on_time=x.on_time, late=x.late) for x in t.ticks])
+
+
+def _problem(p: insight.ProblemInsight) -> ProblemInsightOut:
+    assert p.timeline is not None  # assignment_insight draws every problem's
+    return ProblemInsightOut(
+        problem=p.problem, weight=p.weight, learners=p.learners, attempted=p.attempted, solved=p.solved,
+        solved_share=p.solved_share,
+        verdicts=[VerdictOut(verdict=v, submits=n, learners=who) for v, (n, who) in p.verdicts.items()],
+        mistakes=[MistakeOut(text=m.text, learners=m.learners, fixed=m.fixed, submits=m.submits) for m in p.mistakes],
+        failing_cases=[CaseOut(case=c.case, hidden=c.hidden, learners=c.learners, submits=c.submits)
+                       for c in p.cases],
+        attempts_to_ac=_bars(p.attempts), time_to_ac=_bars(p.time_to_ac), accepted_over_time=_timeline(p.timeline))
+
+
+def insight_out(course_slug: str, ins: insight.AssignmentInsight) -> InsightOut:
+    a = ins.assignment
+    return InsightOut(course=course_slug, assignment=a.slug, title=a.title, learners=ins.learners,
+                      points_possible=ins.possible, problems=[_problem(p) for p in ins.problems],
+                      scores=_bars(ins.scores), accepted_over_time=_timeline(ins.timeline))
+
+
+CSV_COLUMNS = ["figure", "problem", "key", "hidden", "learners", "submits", "fixed", "late"]
+
+
+def _rows(out: InsightOut) -> list[list[Cell]]:
+    """One row per bar of every chart: ``figure`` names the chart, ``key`` the bar."""
+    rows: list[list[Cell]] = []
+    for p in out.problems:
+        rows.append(["solved", p.problem, "", "", p.solved, "", "", ""])
+        rows.append(["attempted", p.problem, "", "", p.attempted, "", "", ""])
+        rows += [["verdict", p.problem, v.verdict, "", v.learners, v.submits, "", ""] for v in p.verdicts]
+        rows += [["mistake", p.problem, m.text, "", m.learners, m.submits, m.fixed, ""] for m in p.mistakes]
+        rows += [["failing_case", p.problem, c.case, "yes" if c.hidden else "no", c.learners, c.submits, "", ""]
+                 for c in p.failing_cases]
+        rows += [["attempts_to_ac", p.problem, b.label, "", b.learners, "", "", ""] for b in p.attempts_to_ac]
+        rows += [["time_to_ac", p.problem, b.label, "", b.learners, "", "", ""] for b in p.time_to_ac]
+        rows += [["accepted_by", p.problem, t.until.isoformat(), "", t.on_time, "", "", t.late]
+                 for t in p.accepted_over_time.ticks]
+    rows += [["score", "", b.label, "", b.learners, "", "", ""] for b in out.scores]
+    rows += [["all_accepted_by", "", t.until.isoformat(), "", t.on_time, "", "", t.late]
+             for t in out.accepted_over_time.ticks]
+    return rows
+
+
+@router.get("/courses/{slug}/assignments/{assignment}/insight", response_model=InsightOut,
+            responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
+def read(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: str = Path(max_length=64),
+         format: Literal["json", "csv"] = "json"):
+    """What the course's learners did on the assignment, per problem, counted from the
+    Submits that count for it (those its scores count). ``format=csv``: the same figures,
+    a row per bar (``figure``, ``problem``, ``key``, then the counts)."""
+    with c.db.read() as s:
+        course = course_or_404(s, who, slug, teach=True)
+        try:
+            a = asg.find(s, course, assignment)
+        except LookupError:
+            raise HTTPException(404, "no such assignment") from None
+        out = insight_out(course.slug, insight.assignment_insight(s, a))
+    if format == "csv":
+        return Response(write_csv(CSV_COLUMNS, _rows(out)), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{slug}-{assignment}-insight.csv"'})
+    return out
+
+
+class OwnProblemOut(BaseModel):
+    problem: str
+    submits: int = Field(description="your Submits that count for an assignment of the course")
+    solved: bool
+    attempts_to_ac: int | None = Field(description="your Submits up to and including your first AC")
+    fixed: list[str] = Field(description="mistakes the judge named in your Submits, an accepted one coming after")
+    not_fixed: list[str] = Field(description="mistakes named in your Submits with no accepted one after them yet")
+
+
+@router.get("/courses/{slug}/progress", response_model=list[OwnProblemOut], responses=errors(401, 404, 422))
+def progress(who: CurrentUser, c: ContextDep, slug: str = SLUG):
+    """Your own progress in the course: per problem of its assignments, what you solved,
+    your Submits, and the mistakes you fixed. Never anyone else's."""
+    with c.db.read() as s:
+        course = course_or_404(s, who, slug, teach=False)
+        rows = own_progress(s, course, who.user_id)
+    return [OwnProblemOut(problem=p.problem, submits=p.submits, solved=p.solved, attempts_to_ac=p.attempts_to_ac,
+                          fixed=p.fixed, not_fixed=p.open) for p in rows]
