@@ -17,11 +17,14 @@ from service_support import P1, Server, corpus, make_user, post, problem_copy, s
 P2 = "value_and_grad_loss"
 
 
-def _fresh(tmp_path, warm: bool, copy: bool, workers: int = 1) -> tuple[Server, str]:
+def _fresh(tmp_path, warm: bool, copy: bool, workers: int = 1, assign: tuple[str, ...] = ()) -> tuple[Server, str]:
     """A server with nothing built ahead; ``copy``: over a copy of P1 (with two of its
-    wrong answers) beside a folder that cannot be loaded, else the checkout's problems."""
+    wrong answers) beside a folder that cannot be loaded, else the checkout's problems;
+    ``assign``: the problems of an open assignment (the problems in use)."""
     url = sqlite_url(tmp_path)
     token = make_user(url, "ann@example.org")
+    if assign:
+        _open_assignment(url, assign)
     problems = problem_copy(tmp_path / "problems", broken=True) if copy else None
     if copy:  # two of its wrong answers, so that it has hints to build
         wrong = tmp_path / "submissions" / P1 / "wrong_answer"
@@ -31,6 +34,30 @@ def _fresh(tmp_path, warm: bool, copy: bool, workers: int = 1) -> tuple[Server, 
     server = Server(url, workers=workers, problems=problems, warm=warm)
     server.env["JAXJUDGE_CACHE"] = str(tmp_path / "cache")  # nothing built ahead
     return server.start(), token
+
+
+def _open_assignment(url: str, problems: tuple[str, ...]) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from grader.service.core.models import Assignment, AssignmentProblem, Course
+    from grader.service.server import open_database
+
+    db = open_database(url)
+    try:
+        now = datetime.now(timezone.utc)
+        with db.write() as s:
+            course = Course(slug="ml", title="ML", created_at=now)
+            s.add(course)
+            s.flush()
+            a = Assignment(course_id=course.id, slug="hw", title="hw", opens_at=now - timedelta(days=1),
+                           due_at=now + timedelta(days=1), late_until=None, late_penalty=0.0, credit="partial",
+                           created_at=now)
+            s.add(a)
+            s.flush()
+            for i, pid in enumerate(problems):
+                s.add(AssignmentProblem(assignment_id=a.id, problem=pid, position=i, weight=1.0))
+    finally:
+        db.close()
 
 
 def _warming(server: Server) -> dict[str, str]:
@@ -215,28 +242,30 @@ def test_a_grade_of_a_problem_whose_probe_table_is_being_built_waits_for_that_bu
 # ---------------------------------------------------------------- a live server
 
 @pytest.mark.slow  # builds every problem's tables from nothing: minutes
-def test_a_fresh_server_is_ready_once_every_hint_is_built_and_a_first_wrong_submit_then_gets_the_hint(tmp_path):
+def test_a_fresh_server_is_ready_once_the_hints_of_the_problems_in_use_are_built_and_a_first_wrong_submit_gets_one(
+        tmp_path):
     from grader.problem import all_problem_ids
 
-    server, token = _fresh(tmp_path, warm=True, copy=True)
+    server, token = _fresh(tmp_path, warm=True, copy=True, assign=(P1,))
     try:
         everything = set(all_problem_ids())  # as the server sees them: the catalogue, P1 from the copy
         ready = [_readyz(server)]
         seen = [ready[0][1]]
         deadline = time.time() + 600
-        # Phase-major: every probe table, then every hint (no assignment: every problem is in
-        # use), then the caches (XLA's, which only speed a grade up), left to finish after the test.
+        # Phase-major: every probe table, then the hints of P1, the problem in use, then the
+        # other problems' hints and the caches, left to finish after the test.
         while time.time() < deadline and ready[-1][0] != 200:
             time.sleep(0.5)
             ready.append(_readyz(server))
             seen.append(ready[-1][1])
-        # /readyz: 503 while any probe table or hint is still to build, 200 once none is.
+        # /readyz: 503 while any probe table or a hint of P1 is still to build, 200 once none is.
         assert ready[0][0] == 503 and ready[-1][0] == 200, server.output()[-3000:]
-        assert all(code == 503 for code, pending in ready if {"probe", "hint"} & set(pending.values())), ready
+        assert all(code == 503 for code, pending in ready if "probe" in pending.values()
+                   or pending.get(P1) == "hint"), ready
         assert set(seen[0]) == everything - {"broken_problem"} and "broken_problem" not in seen[0]
         phases = [w[P1] for w in seen if P1 in w]
         assert phases == sorted(phases, key=["probe", "hint", "cache"].index) and "hint" in phases
-        assert set(seen[-1].values()) <= {"cache"}, seen[-1]  # ready: only the caches are left
+        assert seen[-1].get(P1) in (None, "cache") and "probe" not in seen[-1].values(), seen[-1]
         assert any((tmp_path / "cache" / "probe").iterdir())  # its dependence probe's table was built
         assert any((tmp_path / "cache" / "mistakes").iterdir())  # and its misconceptions
         with server.client(token) as ann:
