@@ -27,7 +27,8 @@ LAYOUTS = ["plain", "canvas", "moodle"]
 # Every API operation answering text/csv; the pages' CSV is /gradebook.csv.
 CSV_OPERATIONS = {("get", "/api/v1/courses/{slug}/members"), ("get", "/api/v1/gradebook"),
                   ("get", "/api/v1/courses/{slug}/assignments/{assignment}/scores"),
-                  ("get", "/api/v1/courses/{slug}/assignments/{assignment}/insight")}
+                  ("get", "/api/v1/courses/{slug}/assignments/{assignment}/insight"),
+                  ("get", "/api/v1/courses/{slug}/insight")}
 MISTAKE = "-inf - (-inf) = NaN"  # a named mistake (a hint, as a problem's author wrote it) that starts like a formula
 
 
@@ -81,6 +82,7 @@ def _downloads(site) -> dict[str, str]:
                 get(f"scores {slug} {layout}", f"/courses/{COURSE}/assignments/{slug}/scores", format="csv",
                     layout=layout)
         get("insight", f"/courses/{COURSE}/assignments/link/insight", format="csv")
+        get("course insight", f"/courses/{COURSE}/insight", format="csv")
     with logged_in(site.base, "t@example.org", PASSWORD) as page:
         for name, params in (("gradebook page", {}), ("gradebook page of the course", {"course": COURSE})):
             r = page.get("/gradebook.csv", params=params)
@@ -116,7 +118,7 @@ def test_formula_like_text_is_kept_behind_a_quote(site):
         assert {"'" + e for e in learners} <= set(_cells(downloads[name])), name
     for name in ("gradebook", "gradebook of the course", "gradebook page", "gradebook page of the course"):
         assert {"'" + e for e in SIGNED_UP} <= set(_cells(downloads[name])), name  # those who submitted
-    assert "'" + MISTAKE in _cells(downloads["insight"])
+    assert "'" + MISTAKE in _cells(downloads["insight"]) and "'" + MISTAKE in _cells(downloads["course insight"])
     for slug, title in TITLES.items():
         header, possible = list(csv.reader(io.StringIO(downloads[f"scores {slug} canvas"], newline="")))[:2]
         assert header[-1] == "'" + title.strip(), header

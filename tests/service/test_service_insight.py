@@ -3,9 +3,10 @@ a hand-made class submits the corpus's wrong answers (whose ``# hint:`` the judg
 accepted files and a file that does not compile, and the assignment's insight counts
 exactly what they did: each named mistake with the learners who made it and those who
 fixed it, the verdict mix, who solved what, Submits and time to the first AC, the first
-failing cases (a hidden one too), learners with an AC over time (late apart) and the
-score distribution, as JSON and as CSV; only the course's instructors may read it; the
-page's links list exactly the Submits behind a bar, and its timeline marks the due time;
+failing cases by their scenario (a hidden one too), learners with an AC over time (late
+apart) and the score distribution, as JSON and as CSV; the course's insight, an
+assignment a row; only the course's instructors may read either; the page's links list
+exactly the Submits behind a bar, and its timeline marks the due time;
 each learner reads their own progress (the mistakes they fixed), nobody else's."""
 from __future__ import annotations
 
@@ -91,6 +92,11 @@ def site(request, problems, tmp_path_factory):
                 "late_penalty": 0.5, "credit": "accepted", "problems": [{"problem": P1, "weight": 10},
                                                                         {"problem": P2, "weight": 5}]})
             assert r.status_code == 201, r.text
+            # A second assignment that P1's Submits count for as well (the course's page).
+            r = t.post("/courses/ml/assignments", json={
+                "slug": "quiz", "title": "Quiz", "opens_at": (NOW - timedelta(hours=3)).isoformat(),
+                "due_at": (NOW + timedelta(days=2)).isoformat(), "problems": [{"problem": P1, "weight": 1}]})
+            assert r.status_code == 201, r.text
             code = t.post("/courses/ml/invitations", json={}).json()["code"]
             for name in CLASS:
                 with server.client(tokens[name]) as c:
@@ -158,11 +164,13 @@ def test_submits_and_time_to_the_first_ac_are_distributions_over_the_learners_wh
     assert bars(P1, "time_to_ac") == {"under 10 min": 2} and bars(P2, "time_to_ac") == {"first Submit": 1}
 
 
-def test_the_first_failing_cases_name_a_hidden_one_for_the_instructor(insight):
-    cases = {pid: {(c["case"], c["hidden"]): (c["learners"], c["submits"])
+def test_the_first_failing_cases_name_a_hidden_one_for_the_instructor_by_its_scenario(insight):
+    cases = {pid: {(c["label"], c["hidden"]): (c["learners"], c["submits"], c["cases"])
                    for c in _problem(insight, pid)["failing_cases"]} for pid in (P1, P2)}
-    assert cases[P1] == {("example_1", False): (2, 2), ("example_2", False): (2, 3), ("gen_s2026_001", True): (1, 1)}
-    assert cases[P2] == {("example_1", False): (1, 1)}  # l1_norm; a file that does not compile fails no case
+    # eve's hidden failure is the generator's case 1, whose scenario is "all_clipped".
+    assert cases[P1] == {("example_1", False): (2, 2, ["example_1"]), ("example_2", False): (2, 3, ["example_2"]),
+                         ("all_clipped", True): (1, 1, ["gen_s2026_001"])}
+    assert cases[P2] == {("example_1", False): (1, 1, ["example_1"])}  # l1_norm; one that does not compile fails none
 
 
 def test_learners_with_an_ac_over_time_keep_late_ones_apart_and_scores_follow_the_gradebook(insight, site):
@@ -187,8 +195,9 @@ def test_the_csv_holds_the_same_figures_a_row_per_bar(site, insight):
     mistakes = [(x["problem"], x["key"], int(x["learners"]), int(x["fixed"]), int(x["submits"]))
                 for x in rows if x["figure"] == "mistake"]
     assert mistakes == [(P1, SUM, 3, 1, 3), (P1, RESCALE, 2, 1, 3), (P2, L1, 1, 0, 1)]
-    hidden = [(x["key"], x["learners"]) for x in rows if x["figure"] == "failing_case" and x["hidden"] == "yes"]
-    assert hidden == [("gen_s2026_001", "1")]
+    hidden = [(x["key"], x["cases"], x["learners"]) for x in rows
+              if x["figure"] == "failing_case" and x["hidden"] == "yes"]
+    assert hidden == [("all_clipped", "gen_s2026_001", "1")]
     solved = {x["problem"]: int(x["learners"]) for x in rows if x["figure"] == "solved"}
     assert solved == {P1: 2, P2: 1}
     assert [int(x["learners"]) for x in rows if x["figure"] == "score"] == [b["learners"] for b in insight["scores"]]
@@ -200,6 +209,10 @@ def test_the_csv_holds_the_same_figures_a_row_per_bar(site, insight):
     ("t", "/courses/ml/assignments/nope/insight", 404),
     ("t", "/courses/nope/assignments/hw/insight", 404),
     ("t", "/courses/ml/assignments/hw/insight?format=xml", 422),
+    ("ann", "/courses/ml/insight", 403),
+    ("u", "/courses/ml/insight", 404),
+    ("t", "/courses/nope/insight", 404),
+    ("t", "/courses/ml/insight?format=xml", 422),
 ])
 def test_only_the_courses_instructors_read_it_and_every_refusal_is_a_json_error(site, who, path, status):
     with site.client(site.tokens[who]) as c:
@@ -215,6 +228,9 @@ def test_a_mistakes_link_lists_exactly_the_submits_that_made_it(site):
         listed = page.get(link).text
         assert len(re.findall(r'<tr data-sub="', listed)) == 3  # ann's, bob's and eve's
         assert SUM in listed
+        case = re.search(r'<tr data-case="all_clipped"><td>all_clipped</td>.*?<a href="([^"]+)">gen_s2026_001</a>',
+                         section).group(1).replace("&amp;", "&")
+        assert len(re.findall(r'<tr data-sub="', page.get(case).text)) == 1  # eve's: the scenario's case id links
         timeline = re.search(rf'<figure class="chart" id="{P1}-timeline">.*?</figure>', section, re.S).group(0)
         assert '<line class="due"' in timeline  # the due time, an hour ago, falls inside the span drawn
 
@@ -234,3 +250,45 @@ def test_a_learner_reads_their_own_progress_with_the_mistakes_they_fixed_and_nob
     with site.client(site.tokens["u"]) as u:  # not in the course
         r = u.get("/courses/ml/progress")
     assert r.status_code == 404 and r.json()["detail"]
+
+
+def test_the_course_insight_has_a_row_per_assignment_and_the_commonest_mistakes_each_submit_once(site):
+    with site.client(site.tokens["t"]) as t:
+        r = t.get("/courses/ml/insight")
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert (out["course"], out["learners"]) == ("ml", 5)
+    rows = {a["assignment"]: ([(p["problem"], p["solved"], p["attempted"], p["solved_share"]) for p in a["problems"]],
+                              [(m["problem"], m["text"], m["learners"], m["submits"]) for m in a["mistakes"]])
+            for a in out["assignments"]}
+    assert [a["assignment"] for a in out["assignments"]] == ["hw", "quiz"]  # by due time
+    assert rows["hw"] == ([(P1, 2, 4, 0.4), (P2, 1, 3, 0.2)], [(P1, SUM, 3, 3), (P1, RESCALE, 2, 3), (P2, L1, 1, 1)])
+    assert rows["quiz"] == ([(P1, 2, 4, 0.4)], [(P1, SUM, 3, 3), (P1, RESCALE, 2, 3)])
+    # P1's Submits count for both assignments: across the course each counts once.
+    assert [(m["problem"], m["text"], m["learners"], m["submits"]) for m in out["mistakes"]] == [
+        (P1, SUM, 3, 3), (P1, RESCALE, 2, 3), (P2, L1, 1, 1)]
+    with site.client(site.tokens["t"]) as t:
+        r = t.get("/courses/ml/insight", params={"format": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    table = list(csv.DictReader(io.StringIO(r.text)))
+    assert [(x["assignment"], x["problem"], x["learners"], x["attempted"]) for x in table if x["figure"] == "solved"] \
+        == [("hw", P1, "2", "4"), ("hw", P2, "1", "3"), ("quiz", P1, "2", "4")]
+    assert [(x["assignment"], x["key"]) for x in table if x["figure"] == "mistake"] == [
+        ("hw", SUM), ("hw", RESCALE), ("hw", L1), ("quiz", SUM), ("quiz", RESCALE)]
+    assert [(x["key"], x["learners"]) for x in table if x["figure"] == "course_mistake"] == [
+        (SUM, "3"), (RESCALE, "2"), (L1, "1")]
+
+
+def test_the_course_page_links_its_insight_for_its_instructors_which_links_each_assignments(site):
+    with logged_in(site.base, "t@example.org", PASSWORD) as page:
+        assert 'href="/courses/ml/insight"' in page.get("/courses/ml").text
+        html = page.get("/courses/ml/insight").text
+        row = re.search(r'<tr data-assignment="hw">.*?</tr>', html, re.S).group(0)
+        assert 'href="/courses/ml/assignments/hw/insight"' in row
+        assert re.findall(r'<li data-problem="([^"]+)">[^<]*<strong>(\d+)</strong> of (\d+)', row) == [
+            (P1, "2", "5"), (P2, "1", "5")]
+        assert row.count("<li data-mistake>") == 3 and SUM in row
+        assert page.get("/courses/ml/assignments/quiz/insight").status_code == 200
+    with logged_in(site.base, "ann@example.org", PASSWORD) as page:
+        assert 'href="/courses/ml/insight"' not in page.get("/courses/ml").text
+        assert page.get("/courses/ml/insight").status_code == 404

@@ -1,7 +1,8 @@
 """Class insight over HTTP, for a course's instructors: an assignment's figures per
 problem (the mistakes the judge named, the verdict mix, the share who solved it, Submits
 and time to the first AC, the first failing cases, learners with an AC over time) and
-its score distribution, as JSON or as one CSV of the same figures (a row per bar). For
+its score distribution, as JSON or as one CSV of the same figures (a row per bar); a
+course's assignments in a row each (``/courses/{slug}/insight``). For
 every member, their own progress in a course (``/progress``), and nobody else's."""
 from __future__ import annotations
 
@@ -41,9 +42,11 @@ class MistakeOut(BaseModel):
 
 
 class CaseOut(BaseModel):
-    case: str = Field(description="the case's id")
+    label: str = Field(description="the situation as the problem's author labelled it: the generator's scenario or "
+                                   "recipe, else the case's id")
+    cases: list[str] = Field(description="the ids of the cases behind the label, most Submits first")
     hidden: bool
-    learners: int = Field(description="learners with a Submit whose first failing case it was")
+    learners: int = Field(description="learners with a Submit whose first failing case had this label")
     submits: int
 
 
@@ -99,7 +102,8 @@ def _problem(p: insight.ProblemInsight) -> ProblemInsightOut:
         solved_share=p.solved_share,
         verdicts=[VerdictOut(verdict=v, submits=n, learners=who) for v, (n, who) in p.verdicts.items()],
         mistakes=[MistakeOut(text=m.text, learners=m.learners, fixed=m.fixed, submits=m.submits) for m in p.mistakes],
-        failing_cases=[CaseOut(case=c.case, hidden=c.hidden, learners=c.learners, submits=c.submits)
+        failing_cases=[CaseOut(label=c.label, cases=list(c.cases), hidden=c.hidden, learners=c.learners,
+                               submits=c.submits)
                        for c in p.cases],
         attempts_to_ac=_bars(p.attempts), time_to_ac=_bars(p.time_to_ac), accepted_over_time=_timeline(p.timeline))
 
@@ -111,19 +115,20 @@ def insight_out(course_slug: str, ins: insight.AssignmentInsight) -> InsightOut:
                       scores=_bars(ins.scores), accepted_over_time=_timeline(ins.timeline))
 
 
-CSV_COLUMNS = ["figure", "problem", "key", "hidden", "learners", "submits", "fixed", "late"]
+CSV_COLUMNS = ["figure", "problem", "key", "hidden", "learners", "submits", "fixed", "late", "cases"]
 
 
 def _rows(out: InsightOut) -> list[list[Cell]]:
-    """One row per bar of every chart: ``figure`` names the chart, ``key`` the bar."""
+    """One row per bar of every chart: ``figure`` names the chart, ``key`` the bar; a
+    failing case's ``key`` is its label, ``cases`` the ids behind it (space apart)."""
     rows: list[list[Cell]] = []
     for p in out.problems:
         rows.append(["solved", p.problem, "", "", p.solved, "", "", ""])
         rows.append(["attempted", p.problem, "", "", p.attempted, "", "", ""])
         rows += [["verdict", p.problem, v.verdict, "", v.learners, v.submits, "", ""] for v in p.verdicts]
         rows += [["mistake", p.problem, m.text, "", m.learners, m.submits, m.fixed, ""] for m in p.mistakes]
-        rows += [["failing_case", p.problem, c.case, "yes" if c.hidden else "no", c.learners, c.submits, "", ""]
-                 for c in p.failing_cases]
+        rows += [["failing_case", p.problem, c.label, "yes" if c.hidden else "no", c.learners, c.submits, "", "",
+                  " ".join(c.cases)] for c in p.failing_cases]
         rows += [["attempts_to_ac", p.problem, b.label, "", b.learners, "", "", ""] for b in p.attempts_to_ac]
         rows += [["time_to_ac", p.problem, b.label, "", b.learners, "", "", ""] for b in p.time_to_ac]
         rows += [["accepted_by", p.problem, t.until.isoformat(), "", t.on_time, "", "", t.late]
@@ -131,7 +136,7 @@ def _rows(out: InsightOut) -> list[list[Cell]]:
     rows += [["score", "", b.label, "", b.learners, "", "", ""] for b in out.scores]
     rows += [["all_accepted_by", "", t.until.isoformat(), "", t.on_time, "", "", t.late]
              for t in out.accepted_over_time.ticks]
-    return rows
+    return [row + [""] * (len(CSV_COLUMNS) - len(row)) for row in rows]
 
 
 @router.get("/courses/{slug}/assignments/{assignment}/insight", response_model=InsightOut,
@@ -152,6 +157,74 @@ def read(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: st
         return Response(write_csv(CSV_COLUMNS, _rows(out)), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="{slug}-{assignment}-insight.csv"'})
     return out
+
+
+class SolvedOut(BaseModel):
+    problem: str
+    solved: int = Field(description="learners with an accepted Submit that counts for the assignment")
+    attempted: int
+    solved_share: float
+
+
+class TopMistakeOut(BaseModel):
+    problem: str
+    text: str
+    learners: int
+    submits: int
+
+
+class AssignmentRowOut(BaseModel):
+    assignment: str
+    title: str
+    due_at: datetime
+    learners: int
+    problems: list[SolvedOut]
+    mistakes: list[TopMistakeOut] = Field(description="the mistakes most of its learners made, at most three")
+
+
+class CourseInsightOut(BaseModel):
+    course: str
+    learners: int
+    assignments: list[AssignmentRowOut] = Field(description="by due time")
+    mistakes: list[TopMistakeOut] = Field(description="across the course's assignments, most learners first, "
+                                                      "at most ten")
+
+
+def _top(m: insight.ProblemMistake) -> TopMistakeOut:
+    return TopMistakeOut(problem=m.problem, text=m.text, learners=m.learners, submits=m.submits)
+
+
+def course_insight_out(course_slug: str, ins: insight.CourseInsight) -> CourseInsightOut:
+    return CourseInsightOut(course=course_slug, learners=ins.learners, mistakes=[_top(m) for m in ins.mistakes],
+                            assignments=[AssignmentRowOut(
+                                assignment=x.assignment.slug, title=x.assignment.title, due_at=x.assignment.due_at,
+                                learners=x.learners, mistakes=[_top(m) for m in x.mistakes],
+                                problems=[SolvedOut(problem=p.problem, solved=p.solved, attempted=p.attempted,
+                                                    solved_share=p.solved_share) for p in x.problems])
+                                for x in ins.assignments])
+
+
+COURSE_CSV_COLUMNS = ["figure", "assignment", "problem", "key", "learners", "submits", "attempted"]
+
+
+@router.get("/courses/{slug}/insight", response_model=CourseInsightOut,
+            responses={200: {"content": {"text/csv": {}}}, **errors(401, 403, 404, 422)})
+def read_course(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, format: Literal["json", "csv"] = "json"):
+    """Per assignment of the course, its learners, who solved each problem and the mistakes
+    most of them made; and the commonest mistakes across the course. ``format=csv``: a row
+    per figure (``solved`` per problem, ``mistake`` per assignment, ``course_mistake``)."""
+    with c.db.read() as s:
+        course = course_or_404(s, who, slug, teach=True)
+        out = course_insight_out(course.slug, insight.course_insight(s, course))
+    if format == "json":
+        return out
+    rows: list[list[Cell]] = []
+    for a in out.assignments:
+        rows += [["solved", a.assignment, p.problem, "", p.solved, "", p.attempted] for p in a.problems]
+        rows += [["mistake", a.assignment, m.problem, m.text, m.learners, m.submits, ""] for m in a.mistakes]
+    rows += [["course_mistake", "", m.problem, m.text, m.learners, m.submits, ""] for m in out.mistakes]
+    return Response(write_csv(COURSE_CSV_COLUMNS, rows), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{slug}-insight.csv"'})
 
 
 class OwnProblemOut(BaseModel):

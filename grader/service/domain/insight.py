@@ -2,8 +2,10 @@
 SQL from the columns a grade records (``Submission.mistake``, ``failed_case``; no report
 is read): the mistakes the judge named (learners who made each, and how many of them
 had an accepted Submit after it), the verdict mix, the share of learners who solved it,
-Submits and time to the first AC, the first failing cases, learners with an AC over
-time (late apart), and the assignment's score distribution by the gradebook's scores.
+Submits and time to the first AC, the first failing cases (by the label the problem's
+author gave their situation, ``problem.labels``: grouped here, not in SQL), learners with
+an AC over time (late apart), and the assignment's score distribution by the gradebook's
+scores. For a course, each assignment in a row (``course_insight``).
 
 It counts what the gradebook counts: the Submits that count for the assignment
 (``SubmissionCredit``) of the course's learners, on its problems, graded and not IE.
@@ -18,7 +20,9 @@ from sqlalchemy import Select, and_, case, func, select, type_coerce
 from sqlalchemy.orm import Session
 
 from . import assignments as asg
-from ..core.models import Assignment, Membership, Submission, SubmissionCredit, UTCDateTime, utcnow
+from ...problem import ProblemError, find_problem
+from ...problem.labels import case_labels
+from ..core.models import Assignment, Course, Membership, Submission, SubmissionCredit, UTCDateTime, utcnow
 
 # The verdicts in the order a chart shows them; IE never counts (the judge's failure).
 VERDICTS = ("AC", "WA", "RJ", "CE", "RE", "TLE", "MLE", "OLE")
@@ -49,10 +53,13 @@ class Mistake:
 
 @dataclass(frozen=True)
 class FailingCase:
-    case: str  # the case's id (its file name)
+    """The Submits whose first failing case had one label (``problem.labels``): the
+    generator's scenario or recipe as its author named it, else the case's id."""
+    label: str
     hidden: bool
     learners: int
     submits: int
+    cases: tuple[str, ...]  # the ids behind the label, most Submits first
 
 
 @dataclass(frozen=True)
@@ -144,14 +151,34 @@ def _mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
         p.mistakes.sort(key=lambda m: (-m.learners, -m.submits, m.text))
 
 
+def _labels(problem: str, ids: set[str]) -> dict[str, str]:
+    try:
+        return case_labels(find_problem(problem), ids)
+    except (ProblemError, OSError):
+        return {i: i for i in ids}  # the problem left the catalogue: its Submits still count
+
+
 def _cases(s: Session, c, by: dict[str, ProblemInsight]) -> None:
-    rows = s.execute(select(c.c.problem, c.c.failed_case, c.c.failed_hidden, func.count(),
-                            func.count(c.c.user_id.distinct())).where(c.c.failed_case.is_not(None))
-                     .group_by(c.c.problem, c.c.failed_case, c.c.failed_hidden)).all()
-    for pid, case_id, hidden, submits, learners in rows:
-        by[pid].cases.append(FailingCase(case_id, bool(hidden), int(learners), int(submits)))
-    for p in by.values():
-        p.cases.sort(key=lambda x: (-x.learners, -x.submits, x.case))
+    """Grouped by label, which SQL cannot know: a learner is counted once per label however
+    many of its cases their Submits failed first, so the rows come per learner."""
+    rows = s.execute(select(c.c.problem, c.c.failed_case, c.c.failed_hidden, c.c.user_id, func.count())
+                     .where(c.c.failed_case.is_not(None))
+                     .group_by(c.c.problem, c.c.failed_case, c.c.failed_hidden, c.c.user_id)).all()
+    for pid, p in by.items():
+        mine = [r for r in rows if r[0] == pid]
+        if not mine:
+            continue  # no need to load the problem
+        labels = _labels(pid, {r[1] for r in mine})
+        groups: dict[tuple[str, bool], list] = {}
+        for _, case_id, hidden, user, n in mine:
+            groups.setdefault((labels[case_id], bool(hidden)), []).append((case_id, user, int(n)))
+        for (label, hidden), got in groups.items():
+            per_id: dict[str, int] = {}
+            for case_id, _, n in got:
+                per_id[case_id] = per_id.get(case_id, 0) + n
+            ids = tuple(sorted(per_id, key=lambda i: (-per_id[i], i)))
+            p.cases.append(FailingCase(label, hidden, len({u for _, u, _ in got}), sum(per_id.values()), ids))
+        p.cases.sort(key=lambda x: (-x.learners, -x.submits, x.label))
 
 
 @dataclass(frozen=True)
@@ -166,14 +193,17 @@ class Solve:
 
 
 def _solves(s: Session, c) -> list[Solve]:
-    first = _first_ac(c).subquery()
-    upto = and_(c.c.user_id == first.c.user_id, c.c.problem == first.c.problem, c.c.pk <= first.c.pk)
-    at_ac = c.c.pk == first.c.pk
+    # The first AC's pk beside every Submit of the same learner and problem (a window, one
+    # pass): a join of the Submits with their first ACs made SQLite compare every pair.
+    first_pk = func.min(case((c.c.verdict == "AC", c.c.pk))).over(partition_by=(c.c.user_id, c.c.problem))
+    w = select(c.c.user_id, c.c.problem, c.c.pk, c.c.created_at, c.c.late, first_pk.label("first_pk")).subquery()
+    at_ac = w.c.pk == w.c.first_pk
     when = UTCDateTime()
-    rows = s.execute(select(c.c.user_id, c.c.problem, func.count(), type_coerce(func.min(c.c.created_at), when),
-                            type_coerce(func.max(case((at_ac, c.c.created_at))), when),
-                            func.max(case((and_(at_ac, c.c.late), 1), else_=0)))
-                     .join(first, upto).group_by(c.c.user_id, c.c.problem)).all()
+    rows = s.execute(select(w.c.user_id, w.c.problem, func.count(), type_coerce(func.min(w.c.created_at), when),
+                            type_coerce(func.max(case((at_ac, w.c.created_at))), when),
+                            func.max(case((and_(at_ac, w.c.late), 1), else_=0)))
+                     .where(w.c.first_pk.is_not(None), w.c.pk <= w.c.first_pk)
+                     .group_by(w.c.user_id, w.c.problem)).all()
     return [Solve(int(u), p, int(n), _utc(t0), _utc(t1), bool(late)) for u, p, n, t0, t1, late in rows]
 
 
@@ -249,3 +279,69 @@ def assignment_insight(s: Session, a: Assignment, now: datetime | None = None) -
     return AssignmentInsight(a, learners, possible, list(by.values()),
                              score_bars([r.points / possible if possible else 0.0 for r in rows]),
                              timeline(a, complete, now))
+
+
+# The course's page: a row per assignment, and the mistakes most learners made.
+TOP_MISTAKES = 3
+TOP_COURSE_MISTAKES = 10
+
+
+@dataclass(frozen=True)
+class ProblemMistake:
+    problem: str
+    text: str
+    learners: int
+    submits: int
+
+
+@dataclass
+class AssignmentSummary:
+    """One assignment in a row: who solved each problem, and its commonest mistakes."""
+    assignment: Assignment
+    learners: int
+    problems: list[ProblemInsight]  # solved, attempted and mistakes only
+    mistakes: list[ProblemMistake]  # the ``TOP_MISTAKES`` made by most learners
+
+
+@dataclass
+class CourseInsight:
+    learners: int
+    assignments: list[AssignmentSummary]
+    mistakes: list[ProblemMistake]  # across every assignment, most learners first
+
+
+def _course_learners(course_id: int):
+    return select(Membership.user_id).where(Membership.course_id == course_id, Membership.role == "learner")
+
+
+def course_mistakes(s: Session, course_id: int, top: int = TOP_COURSE_MISTAKES) -> list[ProblemMistake]:
+    """The named mistakes in the Submits that count for any of the course's assignments,
+    a learner and a Submit counted once however many assignments it counts for."""
+    counts = (select(Submission.pk).join(SubmissionCredit, SubmissionCredit.submission_pk == Submission.pk)
+              .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
+              .where(Assignment.course_id == course_id))
+    rows = s.execute(select(Submission.problem, Submission.mistake, func.count(Submission.user_id.distinct()),
+                            func.count())
+                     .where(Submission.pk.in_(counts), Submission.kind == "submit", Submission.mistake.is_not(None),
+                            Submission.verdict.is_not(None), Submission.verdict != "IE",
+                            Submission.user_id.in_(_course_learners(course_id)))
+                     .group_by(Submission.problem, Submission.mistake)).all()
+    found = [ProblemMistake(p, str(text), int(n), int(k)) for p, text, n, k in rows]
+    return sorted(found, key=lambda m: (-m.learners, -m.submits, m.problem, m.text))[:top]
+
+
+def course_insight(s: Session, course: Course) -> CourseInsight:
+    """Per assignment of ``course`` (by due time), its learners, who solved each problem and
+    the mistakes most of them made; and the course's commonest mistakes."""
+    learners = int(s.scalar(select(func.count()).select_from(_course_learners(course.id).subquery())) or 0)
+    out = CourseInsight(learners, [], course_mistakes(s, course.id))
+    for a in asg.of_course(s, course):
+        by = {p.problem: ProblemInsight(p.problem, p.weight, learners) for p in asg.problems_of(s, a)}
+        if by:
+            c = counted(a, list(by))
+            _verdicts(s, c, by)
+            _mistakes(s, c, by)
+        made = [ProblemMistake(p.problem, m.text, m.learners, m.submits) for p in by.values() for m in p.mistakes]
+        top = sorted(made, key=lambda m: (-m.learners, -m.submits, m.problem, m.text))[:TOP_MISTAKES]
+        out.assignments.append(AssignmentSummary(a, learners, list(by.values()), top))
+    return out

@@ -1,10 +1,11 @@
 """The class insight page of an assignment, for its course's instructors: per problem,
 the mistakes the judge named, the verdict mix, learners with an AC over time against the
-due time, Submits and time to the first AC, the first failing cases (hidden ones too:
-instructors only); for the assignment, the score distribution. Each chart is SVG drawn
-here, its bars linking to the Submits behind them, with its figures as a table under
-it; the API's ``/insight`` gives the same figures as JSON and CSV. And a member's own
-progress in a course: what they solved, their Submits, the mistakes they fixed."""
+due time, Submits and time to the first AC, the first failing cases by the label their
+author gave them (hidden ones too: instructors only); for the assignment, the score
+distribution. Each chart is SVG drawn here, its bars linking to the Submits behind them,
+with its figures as a table under it; the API's ``/insight`` gives the same figures as
+JSON and CSV. A course's page puts its assignments in a row each, linked to theirs. And a
+member's own progress in a course: what they solved, their Submits, the mistakes they fixed."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -42,10 +43,12 @@ def problem_charts(ref: str, p: insight.ProblemInsight, start) -> dict:
     mistakes = [(m.text, [(m.fixed, "fixed", f"{m.fixed} fixed it"), (m.learners - m.fixed, "made", "not fixed yet")],
                  f"{m.learners} ({m.fixed} fixed)", submissions_link(ref, key, mistake=m.text),
                  f"{_plural(m.learners, 'learner')} made it, {m.fixed} fixed it: {m.text}") for m in p.mistakes]
-    cases = [(f"{c.case} ({'hidden' if c.hidden else 'public'})", [(c.learners, "hidden" if c.hidden else "public",
-                                                                     _plural(c.learners, "learner"))],
-              f"{c.learners} ({_plural(c.submits, 'Submit')})", submissions_link(ref, key, case=c.case),
-              f"{c.case}: first failing case of {_plural(c.submits, 'Submit')} by {_plural(c.learners, 'learner')}")
+    # A bar links to its Submits when one case is behind it; the table links each case.
+    cases = [(f"{c.label} ({'hidden' if c.hidden else 'public'})", [(c.learners, "hidden" if c.hidden else "public",
+                                                                      _plural(c.learners, "learner"))],
+              f"{c.learners} ({_plural(c.submits, 'Submit')})",
+              submissions_link(ref, key, case=c.cases[0]) if len(c.cases) == 1 else None,
+              f"{c.label}: first failing case of {_plural(c.submits, 'Submit')} by {_plural(c.learners, 'learner')}")
              for c in p.cases]
 
     assert p.timeline is not None
@@ -82,6 +85,19 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
     return render(request, "insight.html", viewer=v, course=course, a=a, ins=ins, charts=charts, scores=scores,
                   everything=everything, titles=titles(all_views()),
                   link=lambda problem, **narrowed: submissions_link(ref, problem, **narrowed))
+
+
+@router.get("/courses/{slug}/insight")
+def course_insight_page(request: Request, slug: str, v: ViewerDep):
+    """An assignment a row: who solved each problem, its commonest mistakes; and the
+    course's commonest mistakes."""
+    with ctx(request).db.read() as s:
+        try:
+            course = co.course_for(s, v.who, slug, teach=True)
+        except LookupError:
+            raise PageError(404, "No such course that you teach.") from None
+        ins = insight.course_insight(s, course)
+    return render(request, "course_insight.html", viewer=v, course=course, ins=ins, titles=titles(all_views()))
 
 
 @router.get("/courses/{slug}/progress")

@@ -5,7 +5,8 @@ in their browser's time zone; a learner opens the link, signs up, finds the assi
 and submits an accepted solution for its first problem in time and, once the due time
 has passed, one for the second, which counts late; the learner's and the instructor's
 pages show the points by that policy; the instructor gives an extension, downloads the
-CSV Canvas and Moodle import, finds the learner in the gradebook and the members, and
+CSV Canvas and Moodle import, opens the course's class insight and from its row the
+assignment's, finds the learner in the gradebook and the members, and
 makes a reset link, which logs the learner in anew and ends their older session; the
 instructor renames the assignment in its form (its times shown in their zone, sent back
 unchanged) and opens its similar-code report; the learner changes their password on their
@@ -280,6 +281,22 @@ def test_the_instructor_sees_the_scores_gives_an_extension_and_downloads_the_csv
         else:
             assert got[1:] == [[LEARNER, "12.5"]]
     assert page.locator('section[aria-labelledby=scores] a[href$="scores?format=csv"]').count() == 1  # and per problem
+
+
+def test_the_instructor_opens_the_courses_insight_and_from_its_row_the_assignments(site, teacher):
+    page = teacher
+    page.goto(f"{site.base}/courses/{COURSE}")
+    page.click(f'a[href="/courses/{COURSE}/insight"]')
+    row = f'table.insight-course tr[data-assignment="{ASSIGNMENT}"]'
+    page.wait_for_selector(row)
+    solved = [page.inner_text(f'{row} li[data-problem="{p}"]') for p in (P1, P2)]
+    assert all(x.endswith(": 1 of 1 (100%)") for x in solved), solved  # one learner, both accepted
+    page.screenshot(path=str(shot("course_insight.png")), full_page=True)
+    page.click(f"{row} a")
+    page.wait_for_url(f"**/courses/{COURSE}/assignments/{ASSIGNMENT}/insight")
+    assert page.locator(f"#{P1}-verdicts svg").count() == 1
+    assert "1 of 1 learner solved it (100%)" in page.inner_text(f"#p-{P1} p.solved")
+    page.screenshot(path=str(shot("assignment_insight.png")), full_page=True)
 
 
 def test_a_reset_link_logs_the_learner_in_anew_and_ends_their_older_session(site, teacher, learner, new_page):

@@ -1,7 +1,8 @@
 """The class insight page against a live `grader serve` (no workers: rows are marked
 graded by hand, with the mistake and the first failing case a grade records): per problem
 an SVG bar chart per figure, each bar of the mistakes, verdicts and failing cases a link
-to the Submits behind it, each chart's figures as a table under it; the assignment page
+to the Submits behind it, the failing cases by their scenario with the ids behind each,
+each chart's figures as a table under it; the assignment page
 links to it for the course's instructors alone, and a learner to their own progress; in
 Chromium, under the pages' CSP, a bar's link lands on the narrowed submissions list (the
 screenshot the docs show)."""
@@ -22,7 +23,8 @@ SHAPE = "grads.b is a scalar of shape (); keepdims leaves it with shape (1,)."
 # (learner, problem, verdict, mistake, first failing case, hidden), in the order sent.
 GRADES = [
     ("ann", P1, "WA", NORM, "example_1", False), ("ann", P1, "AC", None, None, None),
-    ("bob", P1, "WA", NORM, "gen_3", True), ("bob", P1, "WA", SHAPE, "example_1", False),
+    # Two generated cases of one scenario ("all_clipped": indexes 1 and 10 of nine).
+    ("bob", P1, "WA", NORM, "gen_s2026_001", True), ("bob", P1, "WA", SHAPE, "gen_s2026_010", True),
     ("cat", P1, "RE", None, "example_2", False), ("cat", P2, "AC", None, None, None),
     ("ann", P2, "IE", None, None, None),  # the judge's failure: counts for no one
 ]
@@ -92,8 +94,17 @@ def test_each_chart_is_svg_with_a_bar_per_figure_and_the_same_figures_in_a_table
     assert re.findall(r'<tr data-verdict="(\w+)"><td>.*?<td class="num">(\d+)</td>', verdicts) == [
         ("AC", "1"), ("WA", "3"), ("RJ", "0"), ("CE", "0"), ("RE", "1"), ("TLE", "0"), ("MLE", "0"), ("OLE", "0")]
     cases = _figure(_section(html, P1), f"{P1}-cases")
-    assert re.findall(r'<tr data-case="([^"]+)"><td>.*?</td><td>(\w+)</td>', cases) == [
-        ("example_1", "public"), ("example_2", "public"), ("gen_3", "hidden")]
+    # bob counts once for the scenario, his two Submits twice; the ids behind it are listed.
+    assert re.findall(r'<tr data-case="([^"]+)"><td>.*?</td><td>(\w+)</td><td class="num">(\d+)</td>'
+                      r'<td class="num">(\d+)</td><td>(.*?)</td></tr>', cases) == [
+        ("all_clipped", "hidden", "1", "2", f'<a href="/submissions?problem={P1}&amp;assignment=ml%2Fhw&amp;'
+                                            f'case=gen_s2026_001">gen_s2026_001</a>, <a href="/submissions?'
+                                            f'problem={P1}&amp;assignment=ml%2Fhw&amp;case=gen_s2026_010">'
+                                            'gen_s2026_010</a>'),
+        ("example_1", "public", "1", "1", f'<a href="/submissions?problem={P1}&amp;assignment=ml%2Fhw&amp;'
+                                          'case=example_1">example_1</a>'),
+        ("example_2", "public", "1", "1", f'<a href="/submissions?problem={P1}&amp;assignment=ml%2Fhw&amp;'
+                                          'case=example_2">example_2</a>')]
     assert "1 of 3 learners solved it (33%); 3 made a Submit that counts" in html.replace("<strong>", "").replace(
         "</strong>", "")
     p2 = _section(html, P2).replace("<strong>", "").replace("</strong>", "")
@@ -116,8 +127,12 @@ def test_a_bars_link_lists_the_submits_behind_it(pages):
     wrong = re.search(r'<a href="([^"]+)" aria-label="WA: 3 Submits by 2 learners">', verdicts).group(1)
     assert len(re.findall(r'<tr data-sub="', pages["t"].get(wrong.replace("&amp;", "&")).text)) == 3
     cases = re.search(r"<svg.*?</svg>", _figure(_section(html, P1), f"{P1}-cases"), re.S).group(0)
-    hidden = re.search(r'<a href="([^"]+)" aria-label="gen_3: ', cases).group(1)
-    assert len(re.findall(r'<tr data-sub="', pages["t"].get(hidden.replace("&amp;", "&")).text)) == 1
+    one = re.search(r'<a href="([^"]+)" aria-label="example_2: ', cases).group(1)
+    assert len(re.findall(r'<tr data-sub="', pages["t"].get(one.replace("&amp;", "&")).text)) == 1
+    assert 'aria-label="all_clipped: ' not in cases  # two cases behind it: the table links each
+    table = _figure(_section(html, P1), f"{P1}-cases")
+    each = re.search(r'<a href="([^"]+)">gen_s2026_010</a>', table).group(1)
+    assert len(re.findall(r'<tr data-sub="', pages["t"].get(each.replace("&amp;", "&")).text)) == 1
 
 
 def test_the_assignment_page_links_to_it_for_the_courses_instructors_alone(pages):

@@ -1,0 +1,54 @@
+"""What a case is about, in the author's words: the label class insight groups failing
+cases by. A generated case (``gen_s<seed>_<index>``) is the generator's ``SCENARIOS``
+entry its index picks (``generate(rng, index)`` picks ``SCENARIOS[index % len]``); a
+case made from a recipe is the recipe's name; any other case is its id.
+
+Labels name hidden situations: they are for instructors, never for a learner."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .cases import Problem
+from .meta import ProblemError
+from .modules import load_module
+
+_GENERATED = re.compile(r"^gen_s-?\d+_(\d+)$")  # as suite.plan reads a generated case's index
+# A recipe's cases as ``modules.recipe_inputs`` names them: ``<recipe>_s<seed>_<index>``.
+_RECIPE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*?)_s-?\d+_\d+$")
+
+
+def _generator(problem: Problem) -> tuple[list[str] | None, set[str]]:
+    """The generator's ``SCENARIOS`` (when it is a list of text) and its recipe names."""
+    if not problem.generator_path.is_file():
+        return None, set()
+    try:
+        module = load_module(problem.generator_path, f"{problem.id}_generator")
+    except ProblemError:
+        return None, set()  # a label is a convenience: a broken generator leaves the ids
+    found = getattr(module, "SCENARIOS", None)
+    scenarios = found if isinstance(found, list) and found and all(isinstance(x, str) for x in found) else None
+    recipes = getattr(module, "RECIPES", {})
+    return scenarios, set(recipes) if isinstance(recipes, dict) else set()
+
+
+def case_labels(problem: Problem, ids: Iterable[str] = ()) -> dict[str, str]:
+    """The label of each of ``problem``'s cases and of each of ``ids`` (cases it may no
+    longer hold, such as those of an earlier drawn suite: named as the generator names them)."""
+    scenarios, recipes = _generator(problem)
+
+    def label(case_id: str, recipe: str | None) -> str:
+        if recipe:
+            return recipe
+        m = _GENERATED.match(case_id)
+        if m and scenarios:
+            return scenarios[int(m.group(1)) % len(scenarios)]
+        m = _RECIPE.match(case_id)
+        if m and m.group(1) in recipes:
+            return m.group(1)
+        return case_id
+
+    out = {c.id: label(c.id, c.recipe) for c in problem.cases}
+    for case_id in ids:
+        out.setdefault(case_id, label(case_id, None))
+    return out
