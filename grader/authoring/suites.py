@@ -32,7 +32,7 @@ from ..common.files import write_atomic
 from ..problem import Problem
 from ..problem.cases import read_case
 from ..problem.modules import load_module, recipes
-from ..problem.suite import Secret, SuiteStore, plan, revision, with_suite
+from ..problem.suite import Secret, SuiteStore, plan, revision, stripped, with_suite
 from .cases import AuthoringError, case_text, checked_cases
 from .context import Validation
 from .grading_checks import check_submissions
@@ -100,6 +100,10 @@ def draw_suite(problem: Problem, secret: Secret, store: SuiteStore, pool, mutati
         draw.passed, draw.kept, draw.attempt, draw.ids = True, True, kept["attempt"], list(kept["cases"])
         return draw
     shipped = None
+    if mutation is not None and stripped(problem):
+        draw.reasons.append("the mutant half of the gate compares with the shipped hidden cases, which this "
+                            "installation lacks: draw with --no-mutants, or where the hidden cases are")
+        return _record(store, problem, draw, start)
     if mutation is not None:
         shipped = mutation.analyse(problem, search=False)
         if shipped.error:

@@ -16,7 +16,7 @@ from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
 from ..problem.modules import recipes
-from ..problem.suite import SuiteError, plan
+from ..problem.suite import PLAN_FILE, SuiteError, plan, plan_doc, shipped_plan
 from .box_check import check_box
 from .context import Validation, Finding
 from .editorial_check import check_editorial
@@ -72,8 +72,18 @@ def check_cases(ctx: Validation) -> list[Finding]:
 def check_suite(ctx: Validation) -> list[Finding]:
     """A problem a deployment may draw its own hidden suite for (``[suite] drawable``, the
     default) has only hidden cases a draw can repeat: generated, or made from a recipe
-    that generator.py's ``RECIPES`` holds."""
+    that generator.py's ``RECIPES`` holds. A plan file (``cases/hidden.plan.json``, what a
+    package built without the hidden cases keeps) beside hidden cases lists them exactly."""
     p = ctx.problem
+    if any(c.hidden for c in p.cases):
+        try:
+            listed = shipped_plan(p)
+        except SuiteError as exc:
+            return [Finding("secret suites", "fail", str(exc))]
+        held = [(c["id"], c.get("recipe")) for c in plan_doc(p)["cases"]]
+        if listed is not None and listed != held:
+            return [Finding("secret suites", "fail", f"cases/{PLAN_FILE} does not list the hidden cases in "
+                            "cases/hidden/ (their ids and recipes, in order): delete it or make it match")]
     if not p.meta.drawable:
         return [Finding("secret suites", "pass", "[suite] drawable = false: no deployment draws its own hidden "
                         "suite for this problem")]

@@ -12,6 +12,11 @@ made (``gen_s<seed>_<index>``) is drawn anew at the same index, so the same scen
 case made from one of the generator's recipes is drawn anew from that recipe. It lives
 in a folder of its own (``SuiteStore``), keyed by the suite id and the problem's
 revision (``revision``), and ``with_suite`` puts it in place of the shipped hidden cases.
+
+A package built without its hidden cases (``JAXJUDGE_WITHOUT_HIDDEN=1``, see ``common/build_hook.py``)
+keeps each problem's plan alone, in ``cases/hidden.plan.json`` (``PLAN_FILE``): the ids and
+recipes of the hidden cases, never their inputs or outputs. Such a problem is *stripped*
+(``stripped``): it draws from the plan file and grades only with a drawn suite.
 """
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ from .cases import Case, Problem, read_case
 from .meta import ProblemError
 
 SECRET_BYTES = 32
+PLAN_FILE = "hidden.plan.json"  # under cases/; common/build_hook.py writes the same format
 _GENERATED = re.compile(r"^gen_s-?\d+_(\d+)$")
 
 
@@ -94,19 +100,51 @@ def plan(problem: Problem) -> list[Slot]:
     if not problem.meta.drawable:
         raise SuiteError(f"{problem.id}: its problem.toml says [suite] drawable = false, so a deployment cannot "
                          "draw its hidden suite (and does not grade it with the shipped one)")
+    hidden = [(c.id, c.recipe) for c in problem.cases if c.hidden]
+    if not hidden and problem.suite is None:
+        hidden = shipped_plan(problem) or []
     slots = []
-    for case in problem.cases:
-        if not case.hidden:
-            continue
-        m = _GENERATED.match(case.id)
-        if case.recipe:
-            slots.append(Slot(case.id, recipe=case.recipe))
+    for cid, recipe in hidden:
+        m = _GENERATED.match(cid)
+        if recipe:
+            slots.append(Slot(cid, recipe=recipe))
         elif m:
-            slots.append(Slot(case.id, index=int(m.group(1))))
+            slots.append(Slot(cid, index=int(m.group(1))))
         else:
-            raise SuiteError(f"{problem.id}: hidden case {case.id} was made by hand and names no recipe, so a "
+            raise SuiteError(f"{problem.id}: hidden case {cid} was made by hand and names no recipe, so a "
                              "secret suite cannot draw its like (give it one: see the authoring guide)")
     return slots
+
+
+def plan_path(problem: Problem) -> Path:
+    return problem.root / "cases" / PLAN_FILE
+
+
+def plan_doc(problem: Problem) -> dict:
+    """The plan file of ``problem``'s hidden cases, as a build without them writes it."""
+    return {"cases": [{"id": c.id, **({"recipe": c.recipe} if c.recipe else {})}
+                      for c in problem.cases if c.hidden]}
+
+
+def shipped_plan(problem: Problem) -> list[tuple[str, str | None]] | None:
+    """The (id, recipe) pairs of ``problem``'s plan file, or None when it has none."""
+    path = plan_path(problem)
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out = [(str(c["id"]), c.get("recipe")) for c in doc["cases"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise SuiteError(f"{path}: not a plan of hidden cases ({type(exc).__name__})") from None
+    if not all(r is None or isinstance(r, str) for _, r in out):
+        raise SuiteError(f"{path}: a case's recipe is a name")
+    return out
+
+
+def stripped(problem: Problem) -> bool:
+    """A problem installed without its hidden cases: its plan file and none of them. It
+    grades only with a drawn suite."""
+    return problem.suite is None and not any(c.hidden for c in problem.cases) and plan_path(problem).is_file()
 
 
 def revision(problem: Problem) -> str:

@@ -124,6 +124,8 @@ def serve(**options: Any) -> None:
     config = _service_config(options)
     if options["suite_dir"]:
         _use_suite(Path(options["suite_dir"]))
+    else:
+        _refuse_stripped()
     db = _open(options["db_url"])
     db.close()
     from .server import serve as run
@@ -147,6 +149,24 @@ def _use_suite(folder: Path) -> None:
     if missing:
         _fail("these problems have no drawn suite in " + str(folder) + ":\n" + "\n".join(missing)
               + f"\ndraw them with: grader suite draw --suite {folder}")
+
+
+def _refuse_stripped() -> None:
+    """Without --suite, a problem installed without its hidden cases would be graded on its
+    public cases alone: the start stops instead."""
+    from ..problem import ProblemError, all_problem_ids, find_problem
+    from ..problem.suite import stripped
+
+    bare = []
+    for pid in all_problem_ids():
+        try:
+            if stripped(find_problem(pid)):
+                bare.append(pid)
+        except ProblemError:
+            pass  # a broken problem is reported where it is graded, as before
+    if bare:
+        _fail(f"{', '.join(bare)}: installed without hidden cases (built with JAXJUDGE_WITHOUT_HIDDEN=1); serve "
+              "with --suite DIR after grader suite draw --suite DIR")
 
 
 def _service_config(o: dict[str, Any]) -> ServiceConfig:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-BUILDS = {"installed", "autograder", "served"}
+BUILDS = {"installed", "autograder", "served", "stripped_install"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -222,3 +222,88 @@ def test_serve_with_a_suite_refuses_to_start_while_a_problem_has_no_drawn_suite(
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 2 and "have no drawn suite" in r.stderr and "grader suite draw --suite" in r.stderr
     assert not (tmp_path / "db.sqlite3").exists()  # refused before anything started
+
+
+def _stripped(tmp_path, pid: str, name: str | None = None):
+    """A copy of ``pid``'s folder as a package built without hidden cases holds it: its plan
+    file, no cases/hidden/."""
+    from grader.problem import load_problem
+    from grader.problem.suite import PLAN_FILE, plan_doc
+
+    folder = tmp_path / (name or pid)
+    shutil.copytree(PROBLEMS / pid, folder)
+    (folder / "cases" / PLAN_FILE).write_text(json.dumps(plan_doc(load_problem(folder))))
+    shutil.rmtree(folder / "cases" / "hidden")
+    return folder
+
+
+def test_a_problem_without_its_hidden_cases_draws_the_same_suite_from_its_plan_file(tmp_path):
+    from grader.authoring.suites import drawn_inputs
+    from grader.problem import find_problem, load_problem
+    from grader.problem.suite import plan, revision, stripped
+
+    for pid in ("value_and_grad_loss", "spectral_norm_power_iteration"):  # generated; generated and recipes
+        full = find_problem(pid)
+        bare = load_problem(_stripped(tmp_path, pid))
+        assert stripped(bare) and not stripped(full) and not any(c.hidden for c in bare.cases)
+        assert plan(bare) == plan(full) and revision(bare) == revision(full)  # a suite drawn on either serves both
+        assert drawn_inputs(bare, _secret(5), 0) == drawn_inputs(full, _secret(5), 0)
+
+
+def test_validate_refuses_a_plan_file_that_does_not_list_the_hidden_cases(tmp_path):
+    from grader.authoring.context import Validation
+    from grader.authoring.validate import check_suite
+    from grader.problem.suite import PLAN_FILE, plan_doc
+
+    folder, load = _copy(tmp_path, "spectral_norm_power_iteration")
+    doc = plan_doc(load(folder))
+    (folder / "cases" / PLAN_FILE).write_text(json.dumps(doc))
+    assert check_suite(Validation(load(folder), None))[0].status == "pass"
+    doc["cases"] = doc["cases"][1:]
+    (folder / "cases" / PLAN_FILE).write_text(json.dumps(doc))
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "fail" and PLAN_FILE in finding.message
+
+
+def test_grade_and_batch_without_a_suite_refuse_a_problem_installed_without_its_hidden_cases(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    _stripped(tmp_path, "value_and_grad_loss", "bare_value_and_grad")
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path))
+    (tmp_path / "subs").mkdir()
+    shutil.copy(PROBLEMS / "value_and_grad_loss" / "reference.py", tmp_path / "subs" / "a.py")
+    for args in (["grade", str(tmp_path / "subs" / "a.py")], ["batch", str(tmp_path / "subs")]):
+        r = CliRunner().invoke(main, [*args, "--problem", "bare_value_and_grad"])
+        assert r.exit_code == 2 and "ships without its hidden cases" in r.stderr and "--suite" in r.stderr, r.output
+        assert r.stdout == ""  # no verdict from the public cases alone
+
+
+def test_a_draw_without_the_shipped_hidden_cases_refuses_the_mutant_gate(tmp_path):
+    from grader.authoring.suites import draw_suite
+    from grader.problem import load_problem
+    from grader.problem.suite import SuiteStore
+
+    problem = load_problem(_stripped(tmp_path, "value_and_grad_loss"))
+    store = SuiteStore(tmp_path / "suite", _secret(6))
+    draw = draw_suite(problem, _secret(6), store, pool=None, mutation=object())  # refused before either is used
+    assert not draw.passed and "--no-mutants" in draw.reasons[0]
+    assert store.manifest(problem) is None
+
+
+def test_serve_without_a_suite_refuses_to_start_with_a_problem_installed_without_its_hidden_cases(tmp_path,
+                                                                                                     monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    _stripped(tmp_path, "value_and_grad_loss", "bare_value_and_grad")
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path))
+    # A database it cannot open: were the refusal gone, the start would stop there rather than serve.
+    (tmp_path / "a_file").write_text("")
+    r = CliRunner().invoke(main, ["serve", "--db", f"sqlite:///{tmp_path / 'a_file' / 'judge.sqlite3'}"])
+    assert r.exit_code == 2 and "bare_value_and_grad: installed without hidden cases" in r.stderr, r.output
+    assert "--suite" in r.stderr
