@@ -3,6 +3,7 @@
 Fixtures live in the conftest.py files: the session-wide ones in tests/conftest.py."""
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,3 +31,15 @@ def console_script(name: str) -> str:
     exe = Path(sys.executable).parent / name
     assert exe.exists(), f"{name} is not installed beside {sys.executable}: pip install -e '.[test]'"
     return str(exe)
+
+
+def install_wheel(folder: Path, requirement: str, system_site: bool = True, timeout: float = 600) -> Path:
+    """A new virtual environment ``folder``/venv with ``requirement`` (a wheel's path, extras
+    allowed) installed; ``system_site``: it sees the machine's packages (JAX among them)."""
+    venv = folder / "venv"
+    subprocess.run([sys.executable, "-m", "venv", *(["--system-site-packages"] if system_site else []), str(venv)],
+                   check=True, timeout=300)
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                           "--disable-pip-version-check", requirement], capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return venv

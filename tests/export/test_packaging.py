@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from support import PROBLEMS, ROOT, SUBMISSIONS
+from support import PROBLEMS, ROOT, SUBMISSIONS, install_wheel
 
 P1 = "per_example_grad_clipping"
 IDS = sorted(p.name for p in PROBLEMS.iterdir() if (p / "problem.toml").is_file())
@@ -40,11 +39,7 @@ def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("packaging")
     (base / "wheels").mkdir()
     wheel = build_checkout(base / "wheels")
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                           "--disable-pip-version-check", str(wheel)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    venv = install_wheel(base, str(wheel))
     away = base / "elsewhere"
     away.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JAXJUDGE_PROBLEMS")}
@@ -175,12 +170,7 @@ def served(installed, tmp_path_factory):
     not see the machine's packages (so none of the test extra's): what the README installs
     to run the web service."""
     base = tmp_path_factory.mktemp("serve_only")
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                           "--disable-pip-version-check", f"{installed['wheel']}[serve]"],
-                          capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
+    venv = install_wheel(base, f"{installed['wheel']}[serve]", system_site=False, timeout=1800)
     return {"venv": venv, "base": base}
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import zipfile
 
 import pytest
 
-from support import PROBLEMS
+from support import PROBLEMS, install_wheel
 
 PID = "value_and_grad_loss"
 
@@ -32,11 +31,7 @@ def stripped_install(tmp_path_factory):
             del os.environ["JAXJUDGE_WITHOUT_HIDDEN"]
         else:
             os.environ["JAXJUDGE_WITHOUT_HIDDEN"] = before
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                           "--disable-pip-version-check", str(wheel)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    venv = install_wheel(base, str(wheel))
     away = base / "elsewhere"
     away.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JAXJUDGE_PROBLEMS")}
