@@ -131,8 +131,10 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
         return str(exc)
     folder = store.folder(problem) / "hidden"
     shutil.rmtree(folder, ignore_errors=True)  # an earlier attempt's cases
+    recipe_of = {cid: slot.recipe for (cid, _), slot in zip(inputs, plan(problem))}  # drawn in the plan's order
     for cid, raw, expected, _excess in checked:
-        write_atomic(folder / f"{cid}.json", case_text(raw, expected))
+        # A drawn recipe case keeps its recipe, as a shipped one does (labels, a later plan).
+        write_atomic(folder / f"{cid}.json", case_text(raw, expected, recipe_of.get(cid)))
     draw.ids = [cid for cid, *_ in checked]
     drawn = with_suite(problem, [read_case(folder / f"{cid}.json", "hidden") for cid in draw.ids], secret.id)
     failures = [f for f in check_submissions(Validation(drawn, pool, True, log)) if f.status == "fail"]

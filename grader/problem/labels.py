@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from .cases import Problem
 from .meta import ProblemError
 from .modules import load_module
+from .suite import generated_index
 
-_GENERATED = re.compile(r"^gen_s-?\d+_(\d+)$")  # as suite.plan reads a generated case's index
 # A recipe's cases as ``modules.recipe_inputs`` names them: ``<recipe>_s<seed>_<index>``.
 _RECIPE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*?)_s-?\d+_\d+$")
 
@@ -40,9 +40,9 @@ def case_labels(problem: Problem, ids: Iterable[str] = ()) -> dict[str, str]:
     def label(case_id: str, recipe: str | None) -> str:
         if recipe:
             return recipe
-        m = _GENERATED.match(case_id)
-        if m and scenarios:
-            return scenarios[int(m.group(1)) % len(scenarios)]
+        index = generated_index(case_id)
+        if index is not None and scenarios:
+            return scenarios[index % len(scenarios)]
         m = _RECIPE.match(case_id)
         if m and m.group(1) in recipes:
             return m.group(1)

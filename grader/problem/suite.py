@@ -35,7 +35,14 @@ from .meta import ProblemError
 
 SECRET_BYTES = 32
 PLAN_FILE = "hidden.plan.json"  # under cases/; common/build_hook.py writes the same format
-_GENERATED = re.compile(r"^gen_s-?\d+_(\d+)$")
+# A generated case: shipped as ``gen_s<seed>_<index>`` (``grader generate``), drawn as ``gen_<index>``.
+_GENERATED = re.compile(r"^gen_(?:s-?\d+_)?(\d+)$")
+
+
+def generated_index(case_id: str) -> int | None:
+    """The generator index a generated case's id names; None for any other case."""
+    m = _GENERATED.match(case_id)
+    return int(m.group(1)) if m else None
 
 
 class SuiteError(Exception):
@@ -105,11 +112,11 @@ def plan(problem: Problem) -> list[Slot]:
         hidden = shipped_plan(problem) or []
     slots = []
     for cid, recipe in hidden:
-        m = _GENERATED.match(cid)
+        index = generated_index(cid)
         if recipe:
             slots.append(Slot(cid, recipe=recipe))
-        elif m:
-            slots.append(Slot(cid, index=int(m.group(1))))
+        elif index is not None:
+            slots.append(Slot(cid, index=index))
         else:
             raise SuiteError(f"{problem.id}: hidden case {cid} was made by hand and names no recipe, so a "
                              "secret suite cannot draw its like (give it one: see the authoring guide)")

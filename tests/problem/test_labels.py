@@ -21,6 +21,7 @@ def test_a_recipe_case_is_labelled_by_its_recipe_and_ids_it_no_longer_holds_too(
     assert labels["gen_s2026_003"] == labels["gen_s77_003"] == "tiny_max_norm"
     assert labels["small_norm_s77_004"] == "small_norm"  # a recipe the generator has, by its id's form
     assert labels["by_hand"] == "by_hand" and labels["nosuch_s1_000"] == "nosuch_s1_000"
+    assert case_labels(problem, ["gen_003"])["gen_003"] == "tiny_max_norm"  # as a drawn suite names it
 
 
 def test_a_generator_without_a_list_of_scenarios_leaves_the_ids(tmp_path):
