@@ -116,17 +116,25 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool,
 @click.argument("problem_ids", nargs=-1)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading submissions in parallel.")
+@click.option("--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
+              help="Problems proved at once (with --mutants, each with a mutation worker of its own).")
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
 @click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
 @click.option("--fresh", is_flag=True,
               help="Prove every problem again, even one whose proof is kept (nothing it depends on changed).")
-def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, mutants: bool, fresh: bool) -> None:
+def validate(problem_ids: tuple[str, ...], workers: int, jobs: int, no_submissions: bool, mutants: bool,
+             fresh: bool) -> None:
     """Prove problems sound: metadata, cases, oracles, reference, statement, submissions.
     A problem proved before, with nothing it depends on changed since, is not proved
-    again (``--fresh`` proves it anyway)."""
+    again (``--fresh`` proves it anyway). Problems are proved ``--jobs`` at a time and
+    reported in order."""
+    import queue
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..authoring.mutation import MutationSession, print_table, table_rows
     from ..authoring.proofs import Proof, ProofStore, proof_key
-    from ..authoring.mutation import table_rows
-    from ..authoring.validate import print_finding, session_if, validate_problem
+    from ..authoring.validate import print_finding, validate_problem
     from ..problem import all_problem_ids
     from ..report.text import make_console
     from ..sandbox.host import Pool
@@ -137,31 +145,53 @@ def validate(problem_ids: tuple[str, ...], workers: int, no_submissions: bool, m
     except ProblemError as exc:
         _fail(str(exc))
     ids = list(folders) or _fail(f"no problems under {problems_root()}")
-    failed = 0
     store = ProofStore()
-    with Pool(workers) as pool, session_if(mutants, con) as session:
-        for pid in ids:
+    started = time.monotonic()
+    # A mutation worker is one JAX process: one per problem proved at once, each used by one
+    # problem at a time.
+    sessions: "queue.Queue[MutationSession]" = queue.Queue()
+
+    def prove(pid: str) -> tuple[Proof, bool]:
+        """The problem's proof, and whether it was kept from an earlier run."""
+        corpus = None if no_submissions else folders[pid].parent.parent / "submissions" / pid
+        key = proof_key(folders[pid], corpus, mutants)
+        kept = None if fresh else store.get(pid, key)
+        if kept is not None:
+            return kept, True
+        session = sessions.get() if mutants else None
+        try:
+            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
+            row = table_rows(session.analyses[-1:])[0] if session is not None and session.analyses else None
+            if session is not None:
+                session.analyses.clear()
+        finally:
+            if session is not None:
+                sessions.put(session)
+        proof = Proof(key, findings, row)
+        store.put(pid, proof)
+        return proof, False
+
+    failed = 0
+    rows: list[tuple[list[str], bool]] = []
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(Pool(workers))
+        for _ in range(min(jobs, len(ids)) if mutants else 0):
+            sessions.put(stack.enter_context(MutationSession()))
+        executor = stack.enter_context(ThreadPoolExecutor(min(jobs, len(ids))))
+        for pid, future in [(pid, executor.submit(prove, pid)) for pid in ids]:
+            proof, kept = future.result()
             con.print(f"[bold]{pid}[/bold]")
-            corpus = None if no_submissions else folders[pid].parent.parent / "submissions" / pid
-            key = proof_key(folders[pid], corpus, mutants)
-            kept = None if fresh else store.get(pid, key)
-            if kept is not None:
-                findings = kept.findings
+            if kept:
                 con.print("  (proved before, and nothing it depends on changed since: kept; --fresh proves it again)")
-                if session is not None and kept.mutation_row:
-                    session.kept_rows.append(kept.mutation_row)
-            else:
-                analysed = len(session.analyses) if session is not None else 0
-                _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
-                row = None
-                if session is not None and len(session.analyses) > analysed:
-                    row = table_rows(session.analyses[-1:])[0]
-                store.put(pid, Proof(key, findings, row))
-            for f in findings:
+            if proof.mutation_row:
+                rows.append((proof.mutation_row, kept))
+            for f in proof.findings:
                 print_finding(con, f)
-            bad = sum(1 for f in findings if f.status == "fail")
+            bad = sum(1 for f in proof.findings if f.status == "fail")
             failed += bad > 0
             con.print(f"  => {'[red]FAILED[/red]' if bad else '[green]ok[/green]'}\n")
+    if mutants:
+        print_table(con, rows, time.monotonic() - started)
     con.print(f"{len(ids) - failed}/{len(ids)} problem(s) valid")
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 

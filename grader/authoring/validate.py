@@ -21,7 +21,7 @@ from .box_check import check_box
 from .context import Validation, Finding
 from .editorial_check import check_editorial
 from .grading_checks import check_reference, check_submissions
-from .mutation import print_finding, session_if  # noqa: F401  (validate --mutants, for the command line)
+from .mutation import print_finding  # noqa: F401  (validate, for the command line)
 from .oracle_checks import check_oracles
 from .statement import check_statement
 

@@ -341,25 +341,34 @@ def test_a_reference_that_fails_its_own_case_stops_the_analysis(tmp_path):
 
 @pytest.mark.slow
 def test_validate_mutants_reports_the_holes_of_a_copy_without_its_hidden_cases(tmp_path):
+    """Two problems proved at once (``--jobs 2``, a mutation worker each), reported in the
+    order given: the copy of ema_with_scan with holes, then an intact value_and_grad_loss."""
     copy = tmp_path / "problems" / "ema_with_scan"
     shutil.copytree(PROBLEMS / "ema_with_scan", copy)
+    shutil.copytree(PROBLEMS / "value_and_grad_loss", tmp_path / "problems" / "value_and_grad_loss")
     for case in (copy / "cases" / "hidden").glob("*.json"):
         if case.name != "gen_s2026_001.json":  # keep one case, with decay = 0: the suite stays valid
             case.unlink()
-    done = subprocess.run([sys.executable, "-m", "grader", "validate", "--mutants", "--no-submissions",
-                           "ema_with_scan"], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "JAXJUDGE_PROBLEMS": str(tmp_path / "problems")})
+    done = subprocess.run([sys.executable, "-m", "grader", "validate", "--mutants", "--no-submissions", "--jobs", "2",
+                           "ema_with_scan", "value_and_grad_loss"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "JAXJUDGE_PROBLEMS": str(tmp_path / "problems"),
+                                            "JAXJUDGE_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 1, done.stdout[-3000:]
-    fails = [line for line in done.stdout.splitlines() if line.strip().startswith("FAIL")]
+    out = done.stdout
+    assert out.index("ema_with_scan\n") < out.index("value_and_grad_loss\n") < out.index("Mutation analysis")
+    assert "1/2 problem(s) valid" in out
+    ema, vgl = out.split("value_and_grad_loss\n", 1)
+    fails = [line for line in ema.splitlines() if line.strip().startswith("FAIL")]
     assert fails and all("suite hole" in line for line in fails), fails
-    row = next(line for line in done.stdout.splitlines() if "ema_with_scan" in line and "│" in line)
-    holes = int(row.split("│")[7])
-    assert holes == len(fails)
+    assert not [line for line in vgl.split("Mutation analysis")[0].splitlines() if line.strip().startswith("FAIL")]
+    rows = [line for line in out.splitlines() if "│" in line and ("ema_with_scan" in line or "value_and_grad" in line)]
+    assert [r.split("│")[1].strip() for r in rows] == ["ema_with_scan", "value_and_grad_loss"]
+    assert int(rows[0].split("│")[7]) == len(fails) and int(rows[1].split("│")[7]) == 0
     from grader.problem import load_problem
     from grader.problem.inputs import check_input
 
     meta = load_problem(copy).meta
-    suggested = [json.loads(line) for line in done.stdout.splitlines() if line.strip().startswith("{")]
+    suggested = [json.loads(line) for line in ema.splitlines() if line.strip().startswith("{")]
     assert len(suggested) == len([f for f in fails if "differs" in f])
     for raw in suggested:
         check_input(meta, raw)  # ready for add-case

@@ -9,7 +9,7 @@ The names of ``analysis`` that the rest of the judge uses are re-exported here a
 imported on first use (PEP 562), so that the worker, started as
 ``python -m grader.authoring.mutation.worker``, imports only what it runs."""
 _ANALYSIS = ("MUTATION_CHECKS", "Analysis", "MutationSession", "MutantResult", "findings", "print_finding",
-             "session_if", "table_rows")
+             "print_table", "table_rows")
 __all__ = list(_ANALYSIS)
 
 

@@ -79,38 +79,19 @@ def run_timeout(problem: Problem, variant: str) -> float:
 
 
 class MutationSession:
-    """One worker for every problem of a ``validate`` run; ``analyses`` keeps the results."""
+    """One mutation worker, used for one problem at a time; ``validate --mutants`` holds one
+    per problem it proves at once."""
 
-    def __init__(self, log=lambda _m: None, console=None):
-        self.console = console  # where the table goes when the session ends
+    def __init__(self, log=lambda _m: None):
         self.client = WorkerClient()
         self.analyses: list[Analysis] = []
-        self.kept_rows: list[list[str]] = []  # the table's rows of problems whose proof was kept (not analysed)
         self.log = log
-        self.started = time.monotonic()
 
     def __enter__(self) -> "MutationSession":
         return self
 
     def __exit__(self, *exc) -> None:
         self.client.close()
-        if self.console is not None and exc[0] is None:
-            self.print_table(self.console)
-
-    def print_table(self, con) -> None:
-        """One row per problem (rich console), and the time of the analysis in all."""
-        from rich.table import Table
-
-        table = Table(title="Mutation analysis (scores: kills over mutants that are not equivalent)")
-        for i, name in enumerate(COLUMNS):
-            table.add_column(name, justify="left" if i == 0 else "right")
-        for row in table_rows(self.analyses):
-            table.add_row(*row)
-        for row in self.kept_rows:
-            table.add_row(*row[:-1], "kept")
-        con.print(table, width=max(con.width, 150))
-        con.print(f"mutation analysis: {sum(a.seconds for a in self.analyses):.1f} s of "
-                  f"{time.monotonic() - self.started:.1f} s in all")
 
     def check(self, problem: Problem) -> list[Finding]:
         analysis = self.analyse(problem)
@@ -223,12 +204,20 @@ def input_groups(problem: Problem, raws: list, mode: str) -> list[list[int]]:
     return sorted(keys.values(), key=lambda g: (not public & set(g), -len(g)))
 
 
-def session_if(wanted: bool, console=None):
-    """A session for ``validate --mutants`` that prints its table at the end, else a context
-    that gives None."""
-    import contextlib
+def print_table(con, rows: list[tuple[list[str], bool]], seconds: float) -> None:
+    """The analysis's table on a rich console: one row per problem (``table_rows``), those
+    of kept proofs (``True``: not analysed this time) marked so, and the time in all."""
+    from rich.table import Table
 
-    return MutationSession(console=console) if wanted else contextlib.nullcontext()
+    table = Table(title="Mutation analysis (scores: kills over mutants that are not equivalent)")
+    for i, name in enumerate(COLUMNS):
+        table.add_column(name, justify="left" if i == 0 else "right")
+    for row, kept in rows:
+        table.add_row(*row[:-1], "kept") if kept else table.add_row(*row)
+    con.print(table, width=max(con.width, 150))
+    analysed = sum(float(row[-1]) for row, kept in rows if not kept and row[-1])
+    con.print(f"mutation analysis: {analysed:.1f} s summed over the problems analysed; "
+              f"{seconds:.1f} s in all")
 
 
 def print_finding(con, f: Finding) -> None:
