@@ -21,6 +21,7 @@ from .box_check import check_box
 from .context import Validation, Finding
 from .editorial_check import check_editorial
 from .grading_checks import check_reference, check_submissions
+from .misreads_check import check_misreads
 from .mutation import print_finding  # noqa: F401  (validate, for the command line)
 from .oracle_checks import check_oracles
 from .statement import check_statement
@@ -117,12 +118,12 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
 # The editorial needs no cases, so it runs before check_cases, after whose failure the rest is skipped.
 CHECKS: list[Callable[[Validation], list[Finding]]] = [
     check_files, check_editorial, check_cases, check_suite, check_statement, check_oracles, check_reference,
-    check_box, check_submissions]
+    check_box, check_submissions, check_misreads]
 
 
 # Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
 NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin", "editorial",
-                         "secret suites")
+                         "secret suites", "misreads")
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

@@ -17,7 +17,8 @@ def _copy(tmp_path):
     return tmp_path / "problems" / P1, tmp_path / "submissions" / P1
 
 
-@pytest.mark.parametrize("change", ["statement", "editorial", "hidden case", "corpus file", "mutants", "no corpus"])
+@pytest.mark.parametrize("change", ["statement", "editorial", "hidden case", "corpus file", "corpus header", "mutants",
+                                    "no corpus"])
 def test_the_key_changes_with_everything_a_proof_depends_on(tmp_path, change):
     from grader.authoring.proofs import proof_key
 
@@ -33,6 +34,9 @@ def test_the_key_changes_with_everything_a_proof_depends_on(tmp_path, change):
         next((problem / "cases" / "hidden").glob("*.json")).write_text("{}")
     elif change == "corpus file":
         (corpus / "accepted" / "another.py").write_text("# another\n")
+    elif change == "corpus header":  # an edited '# misreads:' line, which validate's misreads check reads
+        wrong = corpus / "wrong_answer" / "sum_not_mean.py"
+        wrong.write_text(wrong.read_text().replace("# misreads: The mean", "# misreads: The sum", 1))
     elif change == "mutants":
         mutants = True
     else:

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the second moment averages |g| instead of g^2; nu is the moving average of the squared gradients.
+# misreads: It keeps two running averages per parameter, of the gradients (`mu`) and of their squares (`nu`)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the moments are kept in bfloat16 (like optax's mu_dtype option), so mu and nu come back as bfloat16 instead of float32.
+# misreads: Every leaf is a JAX array of dtype `float32`, and the arithmetic is done in float32
 import jax
 import jax.numpy as jnp
 

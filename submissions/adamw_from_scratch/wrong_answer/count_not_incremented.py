@@ -1,5 +1,6 @@
 # reason: value
 # hint: the step count stays at 1, so every step uses the first step's bias correction 1 - b; it must be 1 - b^t at step t.
+# misreads: the step count $t$ starts at **1** on the first step (so the first bias correction is $1 - b_1$, never $1 - b_1^0 = 0$) and goes up by one every step
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: weight_decay * params is added to the gradient before the moments (Adam with L2); AdamW adds it to the update, after the moments.
+# misreads: Unlike "Adam with L2 regularisation", its weight decay is **decoupled**: it is added to the finished update, not mixed into the gradients.
 import jax
 import jax.numpy as jnp
 

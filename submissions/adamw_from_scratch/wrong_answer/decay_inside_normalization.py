@@ -1,5 +1,6 @@
 # reason: value
 # hint: weight_decay * params is added to the bias-corrected first moment and so divided by sqrt(nu_hat) + eps; add it to the normalized update instead.
+# misreads: the weight decay uses the parameter value from *before* the step, is added to $u$ (not to the gradient, and not divided by $\sqrt{\hat\nu} + \epsilon$), and is scaled by `lr` together with it
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the weight decay is subtracted as weight_decay * params without the learning rate; it is scaled by lr together with the update.
+# misreads: the weight decay uses the parameter value from *before* the step, is added to $u$ (not to the gradient, and not divided by $\sqrt{\hat\nu} + \epsilon$), and is scaled by `lr` together with it
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: eps is added inside the square root, sqrt(nu_hat + eps); it belongs outside: sqrt(nu_hat) + eps.
+# misreads: `eps` is added **outside** the square root, to $\sqrt{\hat\nu}$
 import jax
 import jax.numpy as jnp
 

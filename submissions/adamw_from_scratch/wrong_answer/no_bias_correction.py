@@ -1,5 +1,6 @@
 # reason: value
 # hint: the moments are used without bias correction: divide mu by 1 - b1^t and nu by 1 - b2^t before forming the update.
+# misreads: It keeps two running averages per parameter, of the gradients (`mu`) and of their squares (`nu`), corrects both for starting at zero, and scales every parameter's step by $\mu / \sqrt{\nu}$.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: weight decay is applied to w only (a common mask in practice); here every leaf, the bias b included, is decayed.
+# misreads: every leaf is decayed, `b` included
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: eps is left out of the denominator, so a zero gradient gives 0 / 0 = NaN; the update is mu_hat / (sqrt(nu_hat) + eps).
+# misreads: `eps` is added **outside** the square root, to $\sqrt{\hat\nu}$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: only the first moment is bias-corrected; the second moment needs its own correction, nu / (1 - b2^t), before the square root.
+# misreads: It keeps two running averages per parameter, of the gradients (`mu`) and of their squares (`nu`), corrects both for starting at zero, and scales every parameter's step by $\mu / \sqrt{\nu}$.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: type
 # hint: the results are converted to NumPy float64 arrays; return JAX float32 arrays.
+# misreads: Every leaf is a JAX array of dtype `float32`, and the arithmetic is done in float32
 import jax
 import jax.numpy as jnp
 import numpy as np

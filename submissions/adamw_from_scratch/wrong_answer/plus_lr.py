@@ -1,5 +1,6 @@
 # reason: value
 # hint: the update is added with +lr, which climbs the gradient; the step is params - lr * (update + weight_decay * params).
+# misreads: `b[0]` always sees a positive gradient, so every step moves it down by a little less than `lr`
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: mu and nu are returned bias-corrected; the optimiser state holds the raw moments, the correction is only used to form the update.
+# misreads: the bias corrections only form the update: `mu` and `nu` themselves stay uncorrected
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: structure
 # hint: the result is a tuple (params, mu, nu); return a dict with the keys new_params, mu and nu.
+# misreads: Write `adamw(params, grads, lr, b1, b2, eps, weight_decay)` returning
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: reverse=True applies the gradients from the last step to the first; grads[0] is the first step's gradient.
+# misreads: so `grads["w"][t - 1]` and `grads["b"][t - 1]` are the gradients of step `t`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: b1 and b2 are swapped: the first moment (mean of the gradients) decays with b1, the second (mean of their squares) with b2.
+# misreads: It keeps two running averages per parameter, of the gradients (`mu`) and of their squares (`nu`)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: with -inf for the masked logits, a query whose keys are all masked computes -inf - (-inf) = NaN; such a row must give zero weights and a zero output.
+# misreads: **A fully masked query** (every `mask[b, i, j]` is `False` for that `i`) has no distribution to take: its weights are all `0.0` and its output row is all `0.0`. Never NaN, never uniform weights.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: one max for the whole score matrix: a query whose logits lie far below another query's underflows to all zeros; subtract each row's own max.
+# misreads: The softmax is where the numerics bite: the logits of long or large vectors easily leave the range in which `float32`'s `exp` is finite
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the mask is read the wrong way round: True means the query MAY attend to that key.
+# misreads: `mask[b, i, j]` is `True` when query `i` of example `b` **may** attend to key `j`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: filling masked logits with a large negative number works until every key of a row is masked: that row then gets uniform weights (and the mean of v) instead of zeros.
+# misreads: **A fully masked query** (every `mask[b, i, j]` is `False` for that `i`) has no distribution to take: its weights are all `0.0` and its output row is all `0.0`. Never NaN, never uniform weights.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the mask is applied after the softmax: zeroing the masked weights leaves rows that no longer sum to 1; leave masked keys out before normalising.
+# misreads: so the weights of a query are a softmax over the keys it may attend to: they are at least 0, exactly 0 for masked keys, and sum to 1.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: masked logits are set to 0, which still gives those keys the weight exp(0 - max); a masked key must get weight exactly 0.
+# misreads: so the weights of a query are a softmax over the keys it may attend to: they are at least 0, exactly 0 for masked keys, and sum to 1.
 import jax
 import jax.numpy as jnp
 

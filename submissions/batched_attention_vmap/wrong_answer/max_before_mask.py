@@ -1,5 +1,6 @@
 # reason: value
 # hint: the max is taken over all keys, masked ones included: when a masked logit is far above the allowed ones, every allowed exp underflows to 0; take the max over the allowed keys only.
+# misreads: The softmax is where the numerics bite: the logits of long or large vectors easily leave the range in which `float32`'s `exp` is finite
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the max is taken per key over the queries (axis -2); softmax tolerates only a constant per row, so subtract each query's max over its keys.
+# misreads: so the weights of a query are a softmax over the keys it may attend to
 import jax
 import jax.numpy as jnp
 

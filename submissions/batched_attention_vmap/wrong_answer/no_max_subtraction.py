@@ -1,5 +1,6 @@
 # reason: nan
 # hint: exp of the raw logits overflows float32 (inf / inf = NaN) once a logit passes about 88, and underflows to 0 / 0 below about -104; subtract each row's largest allowed logit first.
+# misreads: A softmax taken literally from the formula returns NaN; the result must be finite and correct.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the scale uses the width of v (Dv); it must be sqrt of the width D of q and k.
+# misreads: The scale is $1 / \sqrt{D}$, with $D$ the length of a query (and key) vector, whatever `Dv` is.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the softmax runs over the queries (axis -2); each query needs a distribution over the keys (the last axis).
+# misreads: so the weights of a query are a softmax over the keys it may attend to
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the logits q . k are not divided by sqrt(D).
+# misreads: The scale is $1 / \sqrt{D}$, with $D$ the length of a query (and key) vector, whatever `Dv` is.
 import jax
 import jax.numpy as jnp
 

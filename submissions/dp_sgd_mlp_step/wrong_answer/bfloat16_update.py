@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the update is cast to bfloat16 to save memory; every output must stay float32.
+# misreads: All of them float32 JAX arrays (`clipped_fraction` too, with shape `()`; not a Python float and not an integer count).
 import jax
 import jax.numpy as jnp
 

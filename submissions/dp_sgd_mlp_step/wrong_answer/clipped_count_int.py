@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: clipped_fraction is the count of clipped examples as an integer; it is that count divided by B, as float32.
+# misreads: **Clipped fraction:** the number of examples with $n_i > C$ (strictly), divided by $B$.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the noisy sum is divided by the number of unclipped examples; it is always divided by the batch size B.
+# misreads: The noise is divided by $B$ as well, and it is always $B$, however many examples were clipped.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: structure
 # hint: update must have the same nested layout as params ({"layer1": {"w", "b"}, "layer2": {...}}), not flat keys like "w1".
+# misreads: Shapes, dtypes and the dict structure must match exactly.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: shape
 # hint: clipped_fraction must be a scalar of shape (); keepdims=True leaves it with shape (1,).
+# misreads: All of them float32 JAX arrays (`clipped_fraction` too, with shape `()`; not a Python float and not an integer count).
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the keys go to the leaves in declaration order (w before b); keys[i] belongs to the i-th leaf of jax.tree_util.tree_leaves, which sorts the dict keys (b before w).
+# misreads: Note the order: `tree_leaves` sorts dict keys, so each layer's `b` comes before its `w`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: log(softmax(logits)) is log(0) = -inf when the label's logit is ~100 below the top one (the softmax underflows), and its gradient is NaN; use jax.nn.log_softmax.
+# misreads: The gradient is fine (`softmax - onehot` is finite), but `log(softmax(logits))[y]` is `log(0) = -inf` and its gradient is NaN.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: params_mutated
 # hint: the update is written into the params dict the caller passed in; build and return new dicts instead.
+# misreads: Do not modify `params` (or any other argument): build new dicts for the result.
 import jax
 import jax.numpy as jnp
 

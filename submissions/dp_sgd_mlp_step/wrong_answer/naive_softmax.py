@@ -1,5 +1,6 @@
 # reason: value
 # hint: exp(logits) / sum(exp(logits)) overflows for large logits (its backward pass squares the sum, which overflows from logits of about 45: wrong gradients, then NaN); subtract the largest logit first (or use jax.nn.log_softmax).
+# misreads: a softmax written as `exp(logits) / sum(exp(logits))` (the exponential of a large logit overflows; use `jax.nn.log_softmax` or subtract the maximum logit first)
 import jax
 import jax.numpy as jnp
 

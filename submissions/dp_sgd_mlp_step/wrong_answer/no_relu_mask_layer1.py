@@ -1,5 +1,6 @@
 # reason: value
 # hint: the first layer's gradient x_i (W2 d_i)^T leaves out the ReLU mask; the error passes only through hidden units that were active.
+# misreads: The ReLU's derivative at exactly `0` is **0**, as `jax.nn.relu` has it: a hidden unit whose pre-activation is exactly zero passes no error back.
 import jax
 import jax.numpy as jnp
 

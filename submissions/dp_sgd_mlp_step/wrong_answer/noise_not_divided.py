@@ -1,5 +1,6 @@
 # reason: value
 # hint: the clipped gradients are averaged and the noise is added afterwards; the noise must be divided by B too.
+# misreads: The noise is divided by $B$ as well, and it is always $B$, however many examples were clipped.
 import jax
 import jax.numpy as jnp
 

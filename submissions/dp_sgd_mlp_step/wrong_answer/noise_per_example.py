@@ -1,5 +1,6 @@
 # reason: value
 # hint: every example gets its own noise draw (from its own key); DP-SGD adds noise once, to the sum, from split(key, 4).
+# misreads: **Noise**, once per step (not per example), one standard normal draw per parameter entry, made exactly like this:
 import jax
 import jax.numpy as jnp
 

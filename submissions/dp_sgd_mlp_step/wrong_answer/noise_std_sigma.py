@@ -1,5 +1,6 @@
 # reason: value
 # hint: the noise standard deviation is noise_multiplier alone; it must be noise_multiplier * clip_norm.
+# misreads: The standard deviation is $\sigma C$, not $\sigma$.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: each leaf is clipped with its own norm; the norm must run over the whole gradient (all four leaves together).
+# misreads: **One norm per example**, over *all* parameters together: $n_i$ is the square root of the sum of the squares of every entry of all four leaves of $g_i$.
 import jax
 import jax.numpy as jnp
 

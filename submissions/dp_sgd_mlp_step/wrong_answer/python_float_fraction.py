@@ -1,5 +1,6 @@
 # reason: type
 # hint: clipped_fraction is turned into a Python float; return it as a float32 JAX array of shape ().
+# misreads: All of them float32 JAX arrays (`clipped_fraction` too, with shape `()`; not a Python float and not an integer count).
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: jnp.maximum(z, 0) splits the gradient at a tie: its derivative at exactly z = 0 is 0.5, where the statement (and jax.nn.relu) says 0.
+# misreads: note that `jnp.maximum(z, 0)` splits the gradient there and has derivative 0.5.
 import jax
 import jax.numpy as jnp
 

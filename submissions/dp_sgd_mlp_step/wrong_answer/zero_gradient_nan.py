@@ -1,5 +1,6 @@
 # reason: nan
 # hint: g / ||g|| * min(||g||, C) divides 0 by 0 when an example's gradient is exactly zero.
+# misreads: Two classic ways to get NaN here: `g * min(norm, C) / norm`, and a softmax written as `exp(logits) / sum(exp(logits))`
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: Adam-style bias correction (dividing by 1 - decay**t) is not part of this task; return the raw states.
+# misreads: (element-wise over the `D` entries; no bias correction)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the state is carried in float16 to save memory, so the outputs are float16 instead of float32.
+# misreads: Both are JAX arrays of dtype `float32`.
 import jax
 import jax.numpy as jnp
 

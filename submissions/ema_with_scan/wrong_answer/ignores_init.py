@@ -1,5 +1,6 @@
 # reason: value
 # hint: the scan starts from zeros instead of the given initial state init.
+# misreads: With $s_0 = \text{init}$, for every step $t = 1, \dots, T$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the outputs are rounded and cast to int32; the states are float32 and must stay float32.
+# misreads: Both are JAX arrays of dtype `float32`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: reverse=True runs the recurrence from the last input back to the first; time flows forwards here.
+# misreads: where $\text{trace}[t - 1] = s_t$ is the state *after* step $t$ (so `trace` does not contain `init`, and its first row already mixes in `xs[0]`)
 import jax
 
 

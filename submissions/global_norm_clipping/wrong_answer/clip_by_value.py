@@ -1,5 +1,6 @@
 # reason: value
 # hint: clipping by norm rescales the whole pytree by one factor; clamping every entry to [-max_norm, max_norm] (clipping by value) changes the direction.
+# misreads: If that length is above a limit, the whole gradient is shrunk by one common factor.
 import jax
 import jax.numpy as jnp
 

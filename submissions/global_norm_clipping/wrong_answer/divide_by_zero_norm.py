@@ -1,5 +1,6 @@
 # reason: nan
 # hint: g / global_norm * min(global_norm, max_norm) divides zero by zero when every gradient is zero; an all-zero pytree must stay zero.
+# misreads: An all-zero `grads` has global norm `0`; it must come back as zeros, with no NaN anywhere.
 import jax
 import jax.numpy as jnp
 

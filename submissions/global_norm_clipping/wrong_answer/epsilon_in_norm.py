@@ -1,5 +1,6 @@
 # reason: value
 # hint: an epsilon added to the norm "to be safe" changes the scale when the norm itself is small (max_norm can be 1e-4); the maximum of the norm and max_norm never divides by zero, so no epsilon is needed.
+# misreads: and $\text{max\_norm} / \text{global\_norm}$ otherwise, so that the clipped gradient has length exactly `max_norm`
 import jax
 import jax.numpy as jnp
 

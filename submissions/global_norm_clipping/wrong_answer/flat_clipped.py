@@ -1,5 +1,6 @@
 # reason: structure
 # hint: 'clipped' must have the structure of grads ({"dense": {"w", "b"}, "out": {"w", "b"}}); unravel the flat vector back into the pytree.
+# misreads: where `clipped` has the same keys, shapes and dtype (`float32`) as `grads`
 import jax.numpy as jnp
 from jax.flatten_util import ravel_pytree
 

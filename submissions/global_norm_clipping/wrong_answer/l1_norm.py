@@ -1,5 +1,6 @@
 # reason: value
 # hint: the global norm is the L2 norm, sqrt of the sum of squares; the sum of absolute values (L1) is larger and clips too much.
+# misreads: The global norm, the L2 norm over all entries of all four leaves:
 import jax
 import jax.numpy as jnp
 

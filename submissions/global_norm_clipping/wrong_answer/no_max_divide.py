@@ -1,5 +1,6 @@
 # reason: value
 # hint: the scale is max_norm / max(global_norm, max_norm); max_norm / global_norm alone also stretches gradients that are already short enough (and gives NaN on an all-zero pytree).
+# misreads: It is $1$ when $\text{global\_norm} \le \text{max\_norm}$ (nothing changes)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: global_norm is the norm of the gradients before clipping; the norm of the clipped pytree is min(global_norm, max_norm).
+# misreads: `global_norm` is the norm *before* clipping
 import jax
 import jax.numpy as jnp
 

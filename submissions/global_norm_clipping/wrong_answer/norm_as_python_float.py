@@ -1,5 +1,6 @@
 # reason: type
 # hint: global_norm must be a JAX array of shape (); float(...) or .item() turns it into a Python number.
+# misreads: Every value is a JAX array of dtype `float32`.
 import jax
 import jax.numpy as jnp
 

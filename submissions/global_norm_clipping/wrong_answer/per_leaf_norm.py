@@ -1,5 +1,6 @@
 # reason: value
 # hint: the norm is global, over every entry of every leaf together; clipping each leaf by its own norm changes the direction of the update.
+# misreads: The length is measured over the *whole* gradient: every entry of every parameter together, as if all leaves were laid end to end in one long vector.
 import jax
 import jax.numpy as jnp
 

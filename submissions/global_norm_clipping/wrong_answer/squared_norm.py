@@ -1,5 +1,6 @@
 # reason: value
 # hint: the global norm is the square root of the sum of squares; without the sqrt both global_norm and the clipping threshold are wrong.
+# misreads: The global norm, the L2 norm over all entries of all four leaves:
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: per-leaf norms combine as sqrt(sum of their squares), not by adding them; their plain sum overstates the global norm.
+# misreads: The length is measured over the *whole* gradient: every entry of every parameter together, as if all leaves were laid end to end in one long vector.
 import jax
 import jax.numpy as jnp
 

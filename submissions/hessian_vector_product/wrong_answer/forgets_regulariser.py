@@ -1,5 +1,6 @@
 # reason: value
 # hint: the penalty 0.5 * lam * ||w||^2 is part of f, so it adds lam * w to the gradient and lam * v to the product.
+# misreads: This is the mean binary cross-entropy of $\operatorname{sigmoid}(z)$ against $y$, plus the usual weight penalty.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: max(z, 0) + log1p(exp(-|z|)) has the right values, but JAX takes the slope of |z| at z = 0 to be 1, so its derivative there comes out 0 instead of 0.5; use jax.nn.softplus or jnp.logaddexp(0.0, z).
+# misreads: where $\operatorname{softplus}(z) = \log(1 + e^z)$.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: log(1 + exp(z)) overflows float32 once z > 88 and its derivatives become inf / inf = NaN; use jax.nn.softplus or jnp.logaddexp(0.0, z).
+# misreads: The logits can be far outside float32's `exp` range (`|z|` up to 200): `grad` and `hvp` must stay finite.
 import jax
 import jax.numpy as jnp
 

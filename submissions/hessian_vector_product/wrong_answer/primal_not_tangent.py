@@ -1,5 +1,6 @@
 # reason: value
 # hint: jax.jvp returns (primal_out, tangent_out); the Hessian-vector product is the tangent, element [1], not the gradient at [0].
+# misreads: its primal output is `grad`, its tangent output is `hvp`
 import jax
 import jax.numpy as jnp
 

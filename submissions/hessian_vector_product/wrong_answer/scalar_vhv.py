@@ -1,5 +1,6 @@
 # reason: shape
 # hint: v^T H v is a single number (the curvature along v); the task asks for the vector H v of shape (D,).
+# misreads: `hvp`, the Hessian-vector product $H(w)\,v$, where $H(w)$ is the $D \times D$ matrix of second derivatives of $f$ at $w$; shape `(D,)`
 import jax
 import jax.numpy as jnp
 

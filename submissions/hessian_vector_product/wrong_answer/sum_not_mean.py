@@ -1,5 +1,6 @@
 # reason: value
 # hint: the data term is the mean over the N examples, not the sum, so it carries a factor 1/N.
+# misreads: This is the mean binary cross-entropy of $\operatorname{sigmoid}(z)$ against $y$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the flag finite is a bool array; converting it to an integer changes its dtype.
+# misreads: All four values are JAX arrays with exactly these dtypes.
 import jax
 import jax.numpy as jnp
 

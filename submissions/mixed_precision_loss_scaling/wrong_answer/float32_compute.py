@@ -1,5 +1,6 @@
 # reason: value
 # hint: the forward and backward passes must run in float16 (cast params, x and y first); in float32 nothing overflows, so the overflow rule never fires.
+# misreads: Cast `w`, `b`, `x` and `y` to `float16` (`.astype(jnp.float16)`).
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the loss must be returned as the float16 value the forward pass computed, not converted to float32.
+# misreads: where `loss` is the **unscaled** `float16` loss of step 2.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss is never multiplied by loss_scale, so small gradients underflow in float16 and overflow is never detected where the scaled pass would overflow.
+# misreads: Scale the loss in `float16`: `scaled = loss * S16` with `S16 = float16(loss_scale)`.
 import jax
 import jax.numpy as jnp
 

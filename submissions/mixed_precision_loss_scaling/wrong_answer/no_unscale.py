@@ -1,5 +1,6 @@
 # reason: value
 # hint: the gradients are still multiplied by the loss scale: divide them by loss_scale (in float32) before returning them.
+# misreads: If `finite`, each gradient is converted to `float32` **first** and then divided by `loss_scale` in `float32`.
 import jax
 import jax.numpy as jnp
 

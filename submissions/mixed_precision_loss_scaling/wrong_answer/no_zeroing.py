@@ -1,5 +1,6 @@
 # reason: nan
 # hint: when a scaled gradient overflows the step must be skipped: return zeros, never the inf or NaN values.
+# misreads: Otherwise the step is skipped: both gradients are all zeros (`float32`, same shapes).
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: one non-finite scaled gradient skips the whole step: zero both leaves, not only the leaf that overflowed.
+# misreads: `finite` is true when every entry of both scaled gradients is finite (no `inf`, no `NaN`).
 import jax
 import jax.numpy as jnp
 

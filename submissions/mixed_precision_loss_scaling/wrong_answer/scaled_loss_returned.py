@@ -1,5 +1,6 @@
 # reason: value
 # hint: report the unscaled float16 loss; this returns the loss multiplied by loss_scale.
+# misreads: where `loss` is the **unscaled** `float16` loss of step 2.
 import jax
 import jax.numpy as jnp
 

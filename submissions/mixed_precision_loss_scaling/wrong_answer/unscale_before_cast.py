@@ -1,5 +1,6 @@
 # reason: value
 # hint: dividing by the loss scale while the gradient is still float16 underflows small gradients again; convert to float32 first, then divide.
+# misreads: If `finite`, each gradient is converted to `float32` **first** and then divided by `loss_scale` in `float32`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the bucket is returned as a float32 (picked with jnp.where from float constants); it is a length, an int32.
+# misreads: All four values are JAX arrays: `loss` and the gradients float32, `bucket` int32.
 import jax
 import jax.numpy as jnp
 

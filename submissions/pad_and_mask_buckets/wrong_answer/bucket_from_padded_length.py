@@ -1,5 +1,6 @@
 # reason: value
 # hint: the bucket is chosen from the padded length L (a static shape) instead of the longest sequence in the batch.
+# misreads: `bucket` is the smallest of the bucket lengths **2, 4, 8** that is at least the longest valid length $\max_b n_b$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the bucket is the smallest one strictly longer than the longest sequence (side="right"); a sequence of exactly a bucket's length fits that bucket.
+# misreads: `bucket` is the smallest of the bucket lengths **2, 4, 8** that is at least the longest valid length $\max_b n_b$ (so `2` when every length is 0 or 1, and `4` for a longest length of exactly 4).
 import jax
 import jax.numpy as jnp
 

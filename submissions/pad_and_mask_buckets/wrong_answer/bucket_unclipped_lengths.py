@@ -1,5 +1,6 @@
 # reason: value
 # hint: the bucket is chosen from the raw lengths; a length above L holds only L positions, so clip the lengths to L first.
+# misreads: A length above `L` means the sequence was cut at `L`: all `L` positions are valid.
 import jax
 import jax.numpy as jnp
 

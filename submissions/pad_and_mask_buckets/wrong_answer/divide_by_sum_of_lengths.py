@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss is divided by sum(lengths), but a length above L still has only L positions; count the valid positions (clip the lengths to L).
+# misreads: A length above `L` means the sequence was cut at `L`: all `L` positions are valid.
 import jax
 import jax.numpy as jnp
 

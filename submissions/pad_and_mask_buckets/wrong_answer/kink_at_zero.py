@@ -1,5 +1,6 @@
 # reason: value
 # hint: max(z, 0) + log1p(exp(-|z|)) is differentiated piece by piece: at a logit of exactly 0 JAX takes slope 0 for max and abs, so the gradient there is -t instead of sigmoid(0) - t = 0.5 - t; use jax.nn.softplus or jnp.logaddexp.
+# misreads: $l(z, t) = \operatorname{softplus}(z) - t z = \log(1 + e^z) - t z.$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: -t*log(sigmoid(z)) - (1-t)*log(1 - sigmoid(z)) gives inf or NaN once sigmoid rounds to 0 or 1, and multiplying by the mask afterwards cannot undo a NaN (0 * NaN = NaN).
+# misreads: The other positions are **padding**: their values in `x` and `targets` are arbitrary (anywhere in the allowed ranges, often large) and must not change any output, not even into NaN.
 import jax
 import jax.numpy as jnp
 

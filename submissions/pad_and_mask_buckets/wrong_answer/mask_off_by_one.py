@@ -1,5 +1,6 @@
 # reason: value
 # hint: the mask uses position <= length, which lets one padded position per sequence in; valid positions are 0 .. length - 1.
+# misreads: Sequence `b` has $n_b = \min(\text{lengths}[b], L)$ **valid** positions, $0, 1, \dots, n_b - 1$.
 import jax
 import jax.numpy as jnp
 

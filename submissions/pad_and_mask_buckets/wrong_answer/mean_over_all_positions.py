@@ -1,5 +1,6 @@
 # reason: value
 # hint: the masked sum is divided by B * L, every padded position included; divide by the number of valid positions.
+# misreads: is the mean over the valid positions of the whole batch (not a mean of per-sequence means)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the masked sum is divided by the batch size B; the mean is over valid positions, so divide by their number.
+# misreads: is the mean over the valid positions of the whole batch (not a mean of per-sequence means)
 import jax
 import jax.numpy as jnp
 

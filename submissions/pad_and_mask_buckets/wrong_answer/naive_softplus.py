@@ -1,5 +1,6 @@
 # reason: nan
 # hint: log(1 + exp(z)) overflows to inf once a logit passes about 88 (logits reach +-310 here), so the loss or its gradient becomes inf or NaN; use jax.nn.softplus or jnp.logaddexp(0, z).
+# misreads: Every value of `x`, `params["w"]` and `params["b"]` lies in `[-10, 10]` (so a logit can reach about `±310`, padding included)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the padding is averaged in as if it were data; positions at or after a sequence's length must not count.
+# misreads: The other positions are **padding**: their values in `x` and `targets` are arbitrary (anywhere in the allowed ranges, often large) and must not change any output, not even into NaN.
 import jax
 import jax.numpy as jnp
 

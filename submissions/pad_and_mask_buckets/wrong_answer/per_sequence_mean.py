@@ -1,5 +1,6 @@
 # reason: value
 # hint: each sequence is averaged first and the averages are averaged: short sequences then weigh as much as long ones; average over all valid positions at once.
+# misreads: is the mean over the valid positions of the whole batch (not a mean of per-sequence means)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss is the SUM over the valid positions; the task asks for their mean.
+# misreads: is the mean over the valid positions of the whole batch (not a mean of per-sequence means)
 import jax
 import jax.numpy as jnp
 

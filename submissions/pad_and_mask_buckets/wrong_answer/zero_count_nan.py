@@ -1,5 +1,6 @@
 # reason: nan
 # hint: with no valid position at all the loss is 0 / 0 = NaN; divide by max(count, 1) so that an empty batch gives 0.
+# misreads: When $N = 0$ (every length is 0) the loss is defined as $0$, and so is its gradient.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: sqrt(sum + 1e-12) keeps gradients finite but turns the distance of equal rows into 1e-6 instead of 0.
+# misreads: Accurate at zero: when `a[i]` equals `b[j]` the distance is `0.0` (not NaN, not a small positive number)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: |u|^2 + |v|^2 - 2 u.v cancels catastrophically in float32 for equal or close rows (large values give distances far from 0); subtract first.
+# misreads: The expansion $\lVert u \rVert^2 + \lVert v \rVert^2 - 2\, u \cdot v$ cancels catastrophically in float32 for close rows and fails here.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: without clamping, the rounding error of |u|^2 + |v|^2 - 2 u.v can go below zero and sqrt returns NaN.
+# misreads: Accurate at zero: when `a[i]` equals `b[j]` the distance is `0.0` (not NaN, not a small positive number)
 import jax
 import jax.numpy as jnp
 

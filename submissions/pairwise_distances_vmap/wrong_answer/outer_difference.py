@@ -1,5 +1,6 @@
 # reason: value
 # hint: u[:, None] - v[None, :] broadcasts two rows into a (D, D) table of all coordinate pairs; subtract matching coordinates only.
+# misreads: $\mathrm{dist}[i, j] = \sqrt{\sum_k \big(a[i, k] - b[j, k]\big)^2}$
 import jax
 import jax.numpy as jnp
 

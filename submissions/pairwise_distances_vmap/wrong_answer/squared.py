@@ -1,5 +1,6 @@
 # reason: value
 # hint: the square root is missing: this returns squared distances.
+# misreads: The function the inner `vmap` maps returns the distance itself, square root included.
 import jax
 import jax.numpy as jnp
 

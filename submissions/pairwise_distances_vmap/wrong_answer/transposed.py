@@ -1,5 +1,6 @@
 # reason: shape
 # hint: the in_axes are swapped, so the outer vmap runs over b and the table is (M, N) instead of (N, M).
+# misreads: Rows index `a`, columns index `b`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: every gradient is rescaled to length C, also those already shorter; clipping only shrinks.
+# misreads: A gradient no longer than `max_norm` is left alone; a longer one is scaled down to length `max_norm`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: shape
 # hint: grads.b is a scalar of shape (); keepdims leaves it with shape (1,).
+# misreads: {"grads": {"w": <float32 (D,)>, "b": <float32 ()>}, "norms": <float32 (N,)>}
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: 'norms' must hold each gradient's norm before clipping, not after.
+# misreads: where `grads` is the mean clipped gradient and `norms` holds every $\mathrm{norm}_n$ *before* clipping.
 import jax
 import jax.numpy as jnp
 

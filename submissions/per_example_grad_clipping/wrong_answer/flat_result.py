@@ -1,5 +1,6 @@
 # reason: structure
 # hint: the result nests the gradient under 'grads' as a dict with keys 'w' and 'b'.
+# misreads: {"grads": {"w": <float32 (D,)>, "b": <float32 ()>}, "norms": <float32 (N,)>}
 import jax
 import jax.numpy as jnp
 

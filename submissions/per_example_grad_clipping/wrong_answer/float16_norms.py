@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the outputs must be float32; casting to a smaller dtype loses precision.
+# misreads: All three values are JAX arrays of dtype `float32`.
 import jax
 import jax.numpy as jnp
 

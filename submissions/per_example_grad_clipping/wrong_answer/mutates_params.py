@@ -1,5 +1,6 @@
 # reason: params_mutated
 # hint: the params dict is modified in place; build new dicts instead.
+# misreads: Do not modify `params`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the bias entry is left out of the gradient norm; the norm runs over all D + 1 entries.
+# misreads: $\mathrm{norm}_n = \lVert g_n \rVert_2$, the L2 norm of $g_n$ over all $D + 1$ entries together: the $D$ weight entries *and* the bias entry.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: type
 # hint: return JAX arrays (jnp), not NumPy arrays.
+# misreads: All three values are JAX arrays of dtype `float32`.
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the clipped gradients are summed; the task asks for their mean over the N examples.
+# misreads: The mean of the clipped gradients over the $N$ examples.
 import jax
 import jax.numpy as jnp
 

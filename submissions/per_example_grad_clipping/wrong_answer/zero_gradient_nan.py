@@ -1,5 +1,6 @@
 # reason: nan
 # hint: g / ||g|| * min(||g||, C) divides by zero when an example's gradient is exactly zero.
+# misreads: An example whose gradient is exactly zero contributes zero, and never NaN.
 import jax
 import jax.numpy as jnp
 

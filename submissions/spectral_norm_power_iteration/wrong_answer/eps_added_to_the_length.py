@@ -1,5 +1,6 @@
 # reason: value
 # hint: a guard of 1e-6 added to each length is not small next to the shortest vectors (a length of 0.01 gets 1e-4 relative error); divide by the length itself, or guard with a far smaller eps.
+# misreads: and an `eps` added to a length of `0.01` changes the result by about `eps / 0.01` relative: `1e-12` does no harm, `1e-6` already costs `1e-4`, twice the tolerance.
 import jax
 import jax.numpy as jnp
 

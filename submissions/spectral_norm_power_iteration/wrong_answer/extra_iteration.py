@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loop runs num_iters + 1 times; it must run exactly num_iters times.
+# misreads: This is the iterate after exactly `num_iters` steps, **not** the largest singular value
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the iteration runs in float16, so the outputs are float16 instead of float32.
+# misreads: All four are JAX arrays of dtype `float32`; `sigma` has shape `()`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: fori_loop(1, num_iters, ...) runs num_iters - 1 steps, not num_iters (and none at all for num_iters = 1).
+# misreads: This is the iterate after exactly `num_iters` steps, **not** the largest singular value
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: without jax.lax.stop_gradient the gradient also flows back through the power iterations; sigma must be differentiated with u and v held constant, giving grad = u v^T.
+# misreads: The gradient `grad` is the derivative of `sigma` with respect to `w` **with `u` and `v` held constant**, as spectral normalisation uses it
 import jax
 import jax.numpy as jnp
 

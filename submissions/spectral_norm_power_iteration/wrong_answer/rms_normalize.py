@@ -1,5 +1,6 @@
 # reason: value
 # hint: vectors are divided by their root mean square instead of their Euclidean length, so u and v are not unit vectors.
+# misreads: Write $\operatorname{normalize}(x) = x / \lvert x \rvert$, where $\lvert x \rvert = \sqrt{\sum_k x_k^2}$ is the Euclidean length.
 import jax
 import jax.numpy as jnp
 

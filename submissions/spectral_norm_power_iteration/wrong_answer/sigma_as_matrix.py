@@ -1,5 +1,6 @@
 # reason: shape
 # hint: sigma is computed as u[None, :] @ w @ v[:, None] and returned with shape (1, 1); it must be a scalar of shape ().
+# misreads: All four are JAX arrays of dtype `float32`; `sigma` has shape `()`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: sigma is taken as |W^T u| from the last v-update, where u is still the previous iterate; sigma is u^T W v with the final u and v.
+# misreads: with the `u` and `v` of the last step.
 import jax
 import jax.numpy as jnp
 

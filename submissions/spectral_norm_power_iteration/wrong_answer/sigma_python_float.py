@@ -1,5 +1,6 @@
 # reason: type
 # hint: sigma is converted to a Python float with float(); return a float32 JAX array of shape ().
+# misreads: All four are JAX arrays of dtype `float32`; `sigma` has shape `()`.
 import jax
 import jax.numpy as jnp
 

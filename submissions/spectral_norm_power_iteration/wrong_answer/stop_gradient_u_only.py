@@ -1,5 +1,6 @@
 # reason: value
 # hint: only u is wrapped in stop_gradient, so the gradient still flows back through v and the iterations; hold both u and v constant.
+# misreads: The gradient `grad` is the derivative of `sigma` with respect to `w` **with `u` and `v` held constant**, as spectral normalisation uses it
 import jax
 import jax.numpy as jnp
 

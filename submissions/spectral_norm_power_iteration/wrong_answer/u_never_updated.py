@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loop body computes the new u but puts the old one back into the carry, so u never leaves u0 / |u0|.
+# misreads: Every step computes `v` from the current `u` first, then the new `u` from that `v`.
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: v = W^T u is not normalised; both v and u must be unit vectors after every step.
+# misreads: v = normalize(Wᵀ u)
 import jax
 import jax.numpy as jnp
 

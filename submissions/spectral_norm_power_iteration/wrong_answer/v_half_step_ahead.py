@@ -1,5 +1,6 @@
 # reason: value
 # hint: v is computed once before the loop and the body then updates u before v, so the final v is one half-step ahead of u; each step computes v from u first, then u from that v.
+# misreads: Every step computes `v` from the current `u` first, then the new `u` from that `v`.
 import jax
 import jax.numpy as jnp
 

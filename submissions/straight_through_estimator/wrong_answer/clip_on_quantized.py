@@ -1,5 +1,6 @@
 # reason: value
 # hint: the clip tests the quantised value q(x); the statement tests the input x (|x| <= 1).
+# misreads: The test is on the input $x$, not on the quantised value $q(x)$.
 import jax
 import jax.numpy as jnp
 

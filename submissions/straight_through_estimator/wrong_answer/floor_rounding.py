@@ -1,5 +1,6 @@
 # reason: value
 # hint: floor(x / step) rounds down; q(x) rounds to the nearest grid point (halfway cases to even).
+# misreads: where `round` rounds to the nearest integer and **halfway cases go to the nearest even integer**
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: rounding halves away from zero (2.5 -> 3) is not round-half-to-even (2.5 -> 2).
+# misreads: **halfway cases go to the nearest even integer** (what `jnp.round` does: 0.5 becomes 0, 1.5 and 2.5 become 2, -0.5 becomes -0)
 import jax
 import jax.numpy as jnp
 

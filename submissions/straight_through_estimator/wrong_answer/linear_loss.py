@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss is 0.5 * sum(c * q**2), so its gradient carries the factor q(x); this differentiates sum(c * q).
+# misreads: obtained by the chain rule through the custom backward pass: $\text{grad}[i] = c[i] \, q(x)[i] \, \frac{dq}{dx}[i]$
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the straight-through rule is clipped: the gradient passes only where |x| <= 1, and is zero outside.
+# misreads: The backward pass uses the clipped straight-through rule
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: floor(x / step + 0.5) rounds halfway cases up; the statement rounds them to the nearest even integer (jnp.round).
+# misreads: **halfway cases go to the nearest even integer** (what `jnp.round` does: 0.5 becomes 0, 1.5 and 2.5 become 2, -0.5 becomes -0)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the boundary |x| = 1 belongs to the pass-through region: use <=, not <.
+# misreads: (the boundary $|x| = 1$ included)
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the backward rule returns the true derivative of rounding (zero), so no gradient gets through; the STE passes g where |x| <= 1.
+# misreads: The *straight-through estimator* (STE) keeps the rounded forward pass but pretends, in the backward pass, that the quantiser was the identity, at least where the input is not too large.
 import jax
 import jax.numpy as jnp
 

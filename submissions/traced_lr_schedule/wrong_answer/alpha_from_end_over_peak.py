@@ -1,5 +1,6 @@
 # reason: nan
 # hint: the decay's floor is computed as a fraction end / peak of the peak rate, which is 0 / 0 when peak_lr is 0; scale final_fraction by peak_lr instead of dividing by it.
+# misreads: The decay ends at the final rate $F = f P$.
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the cosine's argument lacks the factor pi: cos(progress) only falls from 1 to cos(1), so the rate never reaches the final value.
+# misreads: $F + (P - F) \, \dfrac{1 + \cos(\pi (s - W) / D)}{2}$
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the cosine progress is counted from step 0 instead of from the end of the warmup; use (step - warmup_steps) / decay_steps.
+# misreads: The decay starts at step $W$ with $\mathrm{lr}(W) = P$ exactly, and its last step is $W + D - 1$.
 import jax.numpy as jnp
 
 

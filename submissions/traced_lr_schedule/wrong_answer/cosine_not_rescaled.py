@@ -1,5 +1,6 @@
 # reason: value
 # hint: cos(pi * progress) runs from 1 to -1, so it must be rescaled to (1 + cos(pi * progress)) / 2 before it weighs peak_lr - final; otherwise the rate falls below the final value.
+# misreads: $F + (P - F) \, \dfrac{1 + \cos(\pi (s - W) / D)}{2}$
 import jax.numpy as jnp
 
 

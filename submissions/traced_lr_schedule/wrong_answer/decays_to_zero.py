@@ -1,5 +1,6 @@
 # reason: value
 # hint: the cosine decays to 0 and ignores final_fraction; it must end at final_fraction * peak_lr and stay there.
+# misreads: The decay ends at the final rate $F = f P$.
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: dtype
 # hint: the schedule is computed and returned in float16; the learning rates must be float32.
+# misreads: where `lr[i] = lr(steps[i])`, a JAX array of dtype `float32`.
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the decay ends at final_fraction itself; final_fraction is a fraction of the peak, so the final rate is final_fraction * peak_lr.
+# misreads: The decay ends at the final rate $F = f P$.
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: steps // warmup_steps is integer (floor) division, 0 for every warmup step; divide as floats.
+# misreads: The warmup starts at $\mathrm{lr}(0) = 0$ and rises by $P / W$ per step
 import jax.numpy as jnp
 
 

@@ -1,5 +1,6 @@
 # reason: nan
 # hint: min(step / warmup_steps, 1) is 0 / 0 = NaN at step 0 when warmup_steps is 0; guard the division (with no warmup the schedule starts at peak_lr).
+# misreads: $W = 0$ means no warmup: the first line never applies, and the schedule starts with $\mathrm{lr}(0) = P$.
 import jax.numpy as jnp
 
 

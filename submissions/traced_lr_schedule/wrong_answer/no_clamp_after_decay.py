@@ -1,5 +1,6 @@
 # reason: value
 # hint: the decay progress is not clipped at 1, so after warmup_steps + decay_steps the cosine climbs back up; the rate must stay at the final value.
+# misreads: From step $W + D$ on the rate is $F$ and stays there however large the step.
 import jax.numpy as jnp
 
 

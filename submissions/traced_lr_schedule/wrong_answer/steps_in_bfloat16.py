@@ -1,5 +1,6 @@
 # reason: value
 # hint: the steps are cast to bfloat16, which holds only 8 significant bits (step 1001 becomes 1000); keep step arithmetic in int32 or float32.
+# misreads: `steps` is int32 with `0 <= steps[i] <= 1000000`
 import jax.numpy as jnp
 
 

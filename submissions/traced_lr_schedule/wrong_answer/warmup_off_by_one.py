@@ -1,5 +1,6 @@
 # reason: value
 # hint: the warmup uses (step + 1) / warmup_steps, so step 0 is already above 0 and the peak is reached one step early; the rate at step s is peak_lr * s / warmup_steps.
+# misreads: The warmup starts at $\mathrm{lr}(0) = 0$ and rises by $P / W$ per step; it never reaches $P$ itself: $\mathrm{lr}(W - 1) = P (W - 1) / W$.
 import jax.numpy as jnp
 
 

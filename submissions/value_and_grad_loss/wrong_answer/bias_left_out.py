@@ -1,5 +1,6 @@
 # reason: value
 # hint: the prediction is x · w + b; leaving the bias out of the model gives the wrong loss and a zero bias gradient.
+# misreads: $\mathrm{loss}(w, b) = \frac{1}{2N} \sum_n (x_n \cdot w + b - y_n)^2$
 import jax
 import jax.numpy as jnp
 

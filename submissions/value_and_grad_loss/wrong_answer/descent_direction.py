@@ -1,5 +1,6 @@
 # reason: value
 # hint: the gradient is asked for, not the descent step direction; negating it flips its sign.
+# misreads: where `loss` is the value above and `grads` its gradient with respect to `params`, with the same structure as `params`.
 import jax
 import jax.numpy as jnp
 

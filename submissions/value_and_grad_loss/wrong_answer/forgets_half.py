@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss is HALF the mean squared error; without the 0.5 the loss and the gradients are twice too large.
+# misreads: The loss is half the mean squared error
 import jax
 import jax.numpy as jnp
 

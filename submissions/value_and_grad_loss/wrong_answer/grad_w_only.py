@@ -1,5 +1,6 @@
 # reason: structure
 # hint: grads must hold the gradient for every parameter, 'w' and 'b', like params itself.
+# misreads: where `loss` is the value above and `grads` its gradient with respect to `params`, with the same structure as `params`.
 import jax
 import jax.numpy as jnp
 

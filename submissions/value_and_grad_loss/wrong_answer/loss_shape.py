@@ -1,5 +1,6 @@
 # reason: shape
 # hint: the loss is a scalar of shape (); reshaping it to (1,) (or using keepdims) returns the wrong shape.
+# misreads: {"loss": <float32 ()>, "grads": {"w": <float32 (D,)>, "b": <float32 ()>}}
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,6 @@
 # reason: value
 # hint: the loss averages over the N examples (a factor 1/(2N)); summing makes the loss and gradients N times too large.
+# misreads: The loss is half the mean squared error
 import jax
 import jax.numpy as jnp
 
