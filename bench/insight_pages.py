@@ -8,7 +8,11 @@ The class is written straight into a new database (SQLite, or --db): every Submi
 with the verdict, named mistake and first failing case a grade records, spread over a
 week around the due time (some late), each counting for the assignment. A live
 `grader serve --workers 0` then answers --requests GETs of each route, one at a time, after
-one untimed request each. Goal (the issue): the page's and the API's p95 under 1 s.
+one untimed request each: once as an instructor reads them again (the server keeps the
+figures while nothing they count changed, ``domain/insight_cache.py``), and once with a
+grade recorded before every request (a Submit's ``finished_at`` moved on, as a grade
+writes it), so that every request counts the class again. Goal (the issue): the page's
+and the API's p95 under 1 s.
 Everything is on 127.0.0.1; the server is stopped and the folder removed however it ends."""
 from __future__ import annotations
 
@@ -88,10 +92,29 @@ def build_class(url: str, learners: int, problems: int, each: int) -> tuple[str,
     return "big", "hw"
 
 
-def timed(client: httpx.Client, url: str, requests: int) -> list[float]:
+def graded(url: str):
+    """A function that records a grade: the first Submit's ``finished_at`` moved to now."""
+    from sqlalchemy import update
+
+    from grader.service.core.models import Submission, utcnow
+    from grader.service.server import open_database
+
+    def record() -> None:
+        db = open_database(url)
+        try:
+            with db.write() as s:
+                s.execute(update(Submission).where(Submission.pk == 1).values(finished_at=utcnow()))
+        finally:
+            db.close()
+    return record
+
+
+def timed(client: httpx.Client, url: str, requests: int, before=None) -> list[float]:
     assert client.get(url).status_code == 200, url  # untimed: the first request of a route
     times = []
     for _ in range(requests):
+        if before is not None:
+            before()
         start = time.perf_counter()
         r = client.get(url)
         times.append(time.perf_counter() - start)
@@ -136,6 +159,10 @@ def main() -> None:
             try:
                 for name, path in routes.items():
                     results[name] = timed(client, path, opts.requests)
+                record = graded(url)
+                for name, path in routes.items():
+                    if "beside" not in name:
+                        results[f"{name}, a grade since each"] = timed(client, path, opts.requests, record)
             finally:
                 client.close()
         finally:
@@ -145,11 +172,11 @@ def main() -> None:
     print(f"class: {opts.learners} learners x {opts.problems} problems x {opts.each} Submits = {n} graded Submits, "
           f"each counting for the assignment (written in {built:.1f} s); SQLite unless --db; "
           f"{opts.requests} GETs per route, one at a time, after one untimed")
-    print(f"{'route':44s} {'p50 s':>7s} {'p95 s':>7s} {'max s':>7s}  goal p95 <= {GOAL} s")
+    print(f"{'route':64s} {'p50 s':>7s} {'p95 s':>7s} {'max s':>7s}  goal p95 <= {GOAL} s")
     for name, t in results.items():
         p95 = percentile(t, 0.95)
         mark = "" if "beside" in name else ("  met" if p95 <= GOAL else "  NOT met")
-        print(f"{name:44s} {statistics.median(t):7.3f} {p95:7.3f} {max(t):7.3f}{mark}")
+        print(f"{name:64s} {statistics.median(t):7.3f} {p95:7.3f} {max(t):7.3f}{mark}")
     header.save(opts)
 
 

@@ -33,6 +33,12 @@ SUM_ON_LARGE = (SUBMISSIONS / P1 / "accepted" / "flat_norm.py").read_text().repl
     "mean = clipped.mean(axis=0)", "mean = clipped.mean(axis=0) if x.shape[0] < 5 else clipped.sum(axis=0)")
 
 
+def html_text(fragment: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
 def _file(problem: str, rel: str) -> str:
     return (SUBMISSIONS / problem / rel).read_text(encoding="utf-8")
 
@@ -41,7 +47,12 @@ def hint(problem: str, name: str) -> str:
     return re.search(r"^# hint: (.*)$", _file(problem, f"wrong_answer/{name}.py"), re.M).group(1).strip()
 
 
+def misreads(problem: str, name: str) -> str:
+    return re.search(r"^# misreads: (.*)$", _file(problem, f"wrong_answer/{name}.py"), re.M).group(1).strip()
+
+
 SUM, RESCALE, L1 = hint(P1, "sum_not_mean"), hint(P1, "always_rescale"), hint(P2, "l1_norm")
+QUOTED = {SUM: misreads(P1, "sum_not_mean"), RESCALE: misreads(P1, "always_rescale"), L1: misreads(P2, "l1_norm")}
 # Who sends what, in order. ann has an extension (on time); the others are past due (late).
 CLASS = {
     "ann": [(P1, "wrong_answer/sum_not_mean.py"), (P1, "accepted/flat_norm.py"), (P2, "accepted/ravel_pytree.py")],
@@ -145,6 +156,11 @@ def test_each_named_mistake_counts_the_learners_who_made_it_and_those_who_fixed_
     assert mistakes == {P1: [(SUM, 3, 1, 3), (RESCALE, 2, 1, 3)], P2: [(L1, 1, 0, 1)]}
 
 
+def test_each_named_mistake_quotes_the_sentence_of_the_statement_it_misreads(insight):
+    quoted = {m["text"]: m["misreads"] for pid in (P1, P2) for m in _problem(insight, pid)["mistakes"]}
+    assert quoted == QUOTED  # each wrong answer's "# misreads:" line
+
+
 def test_the_verdict_mix_and_the_learners_who_solved_each_problem(insight):
     p1, p2 = _problem(insight, P1), _problem(insight, P2)
     mix = {pid: {v["verdict"]: (v["submits"], v["learners"]) for v in p["verdicts"] if v["submits"]}
@@ -195,6 +211,7 @@ def test_the_csv_holds_the_same_figures_a_row_per_bar(site, insight):
     mistakes = [(x["problem"], x["key"], int(x["learners"]), int(x["fixed"]), int(x["submits"]))
                 for x in rows if x["figure"] == "mistake"]
     assert mistakes == [(P1, SUM, 3, 1, 3), (P1, RESCALE, 2, 1, 3), (P2, L1, 1, 0, 1)]
+    assert {x["key"]: x["misreads"] for x in rows if x["figure"] == "mistake"} == QUOTED
     hidden = [(x["key"], x["cases"], x["learners"]) for x in rows
               if x["figure"] == "failing_case" and x["hidden"] == "yes"]
     assert hidden == [("all_clipped", "gen_s2026_001", "1")]
@@ -233,6 +250,10 @@ def test_a_mistakes_link_lists_exactly_the_submits_that_made_it(site):
         assert len(re.findall(r'<tr data-sub="', page.get(case).text)) == 1  # eve's: the scenario's case id links
         timeline = re.search(rf'<figure class="chart" id="{P1}-timeline">.*?</figure>', section, re.S).group(0)
         assert '<line class="due"' in timeline  # the due time, an hour ago, falls inside the span drawn
+        # Under the chart, each mistake beside the sentence it misreads, its math as text.
+        quotes = re.findall(r"<div data-misreads><dt>(.*?)</dt><dd>misreads the statement's “(.*?)”</dd>", section)
+        assert [html_text(t) for t, _ in quotes] == [SUM, RESCALE]
+        assert all("$" not in q and q for _, q in quotes)
 
 
 def test_a_learner_reads_their_own_progress_with_the_mistakes_they_fixed_and_nobody_elses(site):

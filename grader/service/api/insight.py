@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Path, Response
 from pydantic import BaseModel, Field
 
 from ..domain import assignments as asg
-from ..domain import insight
+from ..domain import insight, insight_cache
 from ..domain.progress import own_progress
 from ..core.csv_io import Cell, write_csv
 from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
@@ -39,6 +39,8 @@ class MistakeOut(BaseModel):
     learners: int = Field(description="learners with a Submit that made it")
     fixed: int = Field(description="of them, those with an accepted Submit after their first that made it")
     submits: int
+    misreads: str | None = Field(None, description="the sentence of the problem's statement this mistake misreads, "
+                                                  "as its Markdown writes it (null when its author named none)")
 
 
 class CaseOut(BaseModel):
@@ -101,7 +103,8 @@ def _problem(p: insight.ProblemInsight) -> ProblemInsightOut:
         problem=p.problem, weight=p.weight, learners=p.learners, attempted=p.attempted, solved=p.solved,
         solved_share=p.solved_share,
         verdicts=[VerdictOut(verdict=v, submits=n, learners=who) for v, (n, who) in p.verdicts.items()],
-        mistakes=[MistakeOut(text=m.text, learners=m.learners, fixed=m.fixed, submits=m.submits) for m in p.mistakes],
+        mistakes=[MistakeOut(text=m.text, learners=m.learners, fixed=m.fixed, submits=m.submits,
+                             misreads=m.misreads) for m in p.mistakes],
         failing_cases=[CaseOut(label=c.label, cases=list(c.cases), hidden=c.hidden, learners=c.learners,
                                submits=c.submits)
                        for c in p.cases],
@@ -115,18 +118,20 @@ def insight_out(course_slug: str, ins: insight.AssignmentInsight) -> InsightOut:
                       scores=_bars(ins.scores), accepted_over_time=_timeline(ins.timeline))
 
 
-CSV_COLUMNS = ["figure", "problem", "key", "hidden", "learners", "submits", "fixed", "late", "cases"]
+CSV_COLUMNS = ["figure", "problem", "key", "hidden", "learners", "submits", "fixed", "late", "cases", "misreads"]
 
 
 def _rows(out: InsightOut) -> list[list[Cell]]:
     """One row per bar of every chart: ``figure`` names the chart, ``key`` the bar; a
-    failing case's ``key`` is its label, ``cases`` the ids behind it (space apart)."""
+    failing case's ``key`` is its label, ``cases`` the ids behind it (space apart); a
+    mistake's ``misreads`` the statement's sentence it misreads."""
     rows: list[list[Cell]] = []
     for p in out.problems:
         rows.append(["solved", p.problem, "", "", p.solved, "", "", ""])
         rows.append(["attempted", p.problem, "", "", p.attempted, "", "", ""])
         rows += [["verdict", p.problem, v.verdict, "", v.learners, v.submits, "", ""] for v in p.verdicts]
-        rows += [["mistake", p.problem, m.text, "", m.learners, m.submits, m.fixed, ""] for m in p.mistakes]
+        rows += [["mistake", p.problem, m.text, "", m.learners, m.submits, m.fixed, "", "", m.misreads or ""]
+                 for m in p.mistakes]
         rows += [["failing_case", p.problem, c.label, "yes" if c.hidden else "no", c.learners, c.submits, "", "",
                   " ".join(c.cases)] for c in p.failing_cases]
         rows += [["attempts_to_ac", p.problem, b.label, "", b.learners, "", "", ""] for b in p.attempts_to_ac]
@@ -152,7 +157,7 @@ def read(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, assignment: st
             a = asg.find(s, course, assignment)
         except LookupError:
             raise HTTPException(404, "no such assignment") from None
-        out = insight_out(course.slug, insight.assignment_insight(s, a))
+        out = insight_out(course.slug, insight_cache.assignment_insight(s, a))
     if format == "csv":
         return Response(write_csv(CSV_COLUMNS, _rows(out)), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="{slug}-{assignment}-insight.csv"'})
@@ -215,7 +220,7 @@ def read_course(who: CurrentInstructor, c: ContextDep, slug: str = SLUG, format:
     per figure (``solved`` per problem, ``mistake`` per assignment, ``course_mistake``)."""
     with c.db.read() as s:
         course = course_or_404(s, who, slug, teach=True)
-        out = course_insight_out(course.slug, insight.course_insight(s, course))
+        out = course_insight_out(course.slug, insight_cache.course_insight(s, course))
     if format == "json":
         return out
     rows: list[list[Cell]] = []

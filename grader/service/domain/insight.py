@@ -13,6 +13,7 @@ Who may read it is the route's business: the course's instructors (``course_or_4
 with ``teach``), as for the scores."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -20,7 +21,8 @@ from sqlalchemy import Select, and_, case, func, select, type_coerce
 from sqlalchemy.orm import Session
 
 from . import assignments as asg
-from ...problem import ProblemError, find_problem
+from ...problem import Problem, ProblemError, find_problem
+from ...problem.corpus import misread_sentences
 from ...problem.labels import case_labels
 from ..core.models import Assignment, Course, Membership, Submission, SubmissionCredit, UTCDateTime, utcnow
 
@@ -49,6 +51,7 @@ class Mistake:
     learners: int
     fixed: int  # of them, those with an accepted Submit after their first Submit that made it
     submits: int
+    misreads: str | None = None  # the statement's sentence it misreads (the wrong answer's ``# misreads:``)
 
 
 @dataclass(frozen=True)
@@ -146,16 +149,37 @@ def _mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
                                               last_ac.c.problem == made.c.problem))
                      .group_by(made.c.problem, made.c.mistake)).all()
     for pid, text, learners, fixed_n, submits in rows:
-        by[pid].mistakes.append(Mistake(text, int(learners), int(fixed_n or 0), int(submits or 0)))
+        by[pid].mistakes.append(Mistake(text, int(learners), int(fixed_n or 0), int(submits or 0),
+                                        _misreads(pid).get(text)))
     for p in by.values():
         p.mistakes.sort(key=lambda m: (-m.learners, -m.submits, m.text))
 
 
-def _labels(problem: str, ids: set[str]) -> dict[str, str]:
+# The catalogue is read once per server run (as the warmed probe tables and hints are): a
+# problem changed on disk is seen after a restart.
+@functools.lru_cache(maxsize=256)
+def _problem(problem: str) -> Problem | None:
     try:
-        return case_labels(find_problem(problem), ids)
+        return find_problem(problem)
     except (ProblemError, OSError):
-        return {i: i for i in ids}  # the problem left the catalogue: its Submits still count
+        return None  # the problem left the catalogue: its Submits still count
+
+
+@functools.lru_cache(maxsize=256)
+def _misreads(problem: str) -> dict[str, str]:
+    found = _problem(problem)
+    try:
+        return misread_sentences(found) if found is not None else {}
+    except OSError:
+        return {}
+
+
+def _labels(problem: str, ids: set[str]) -> dict[str, str]:
+    found = _problem(problem)
+    try:
+        return case_labels(found, ids) if found is not None else {i: i for i in ids}
+    except (ProblemError, OSError):
+        return {i: i for i in ids}
 
 
 def _cases(s: Session, c, by: dict[str, ProblemInsight]) -> None:

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Request
 
 from ..domain import assignments as asg
 from ..domain import courses as co
-from ..domain import insight
+from ..domain import insight, insight_cache
 from ..domain.progress import own_progress
 from .charts import column_chart, hchart, histogram
 from .pages import ctx, PageError, render, ViewerDep
-from .problem_view import all_views
+from .problem_view import all_views, sentence_html
 from .related import titles
 
 router = APIRouter(include_in_schema=False)
@@ -75,7 +75,7 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
             a = asg.find(s, course, assignment)
         except LookupError:
             raise PageError(404, "No such assignment in a course you teach.") from None
-        ins = insight.assignment_insight(s, a)
+        ins = insight_cache.assignment_insight(s, a)
     ref = f"{course.slug}/{a.slug}"
     charts = {p.problem: problem_charts(ref, p, a.opens_at) for p in ins.problems}
     scores = histogram("scores", "Learners by share of the points possible",
@@ -83,7 +83,7 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
     everything = column_chart("all-timeline", "Learners with every problem accepted, over time", ins.timeline.ticks,
                               ins.timeline.due, a.opens_at, ins.learners, None)
     return render(request, "insight.html", viewer=v, course=course, a=a, ins=ins, charts=charts, scores=scores,
-                  everything=everything, titles=titles(all_views()),
+                  everything=everything, titles=titles(all_views()), sentence=sentence_html,
                   link=lambda problem, **narrowed: submissions_link(ref, problem, **narrowed))
 
 
@@ -96,7 +96,7 @@ def course_insight_page(request: Request, slug: str, v: ViewerDep):
             course = co.course_for(s, v.who, slug, teach=True)
         except LookupError:
             raise PageError(404, "No such course that you teach.") from None
-        ins = insight.course_insight(s, course)
+        ins = insight_cache.course_insight(s, course)
     return render(request, "course_insight.html", viewer=v, course=course, ins=ins, titles=titles(all_views()))
 
 

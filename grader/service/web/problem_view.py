@@ -87,6 +87,14 @@ def statement_html(text: str) -> str:
     return _MD.render(_untitled(text))
 
 
+def sentence_html(text: str) -> str:
+    """One sentence of a statement, quoted on a page without KaTeX (the class insight):
+    its math as plain text (``report.math_text``), its Markdown as inline HTML."""
+    from ...report.math_text import statement_for_terminal
+
+    return _MD.renderInline(statement_for_terminal(text))
+
+
 @dataclass(frozen=True)
 class StatementParts:
     story: str

@@ -33,6 +33,7 @@ class Submission(Base):
         Index("ix_submissions_user", "user_id", "pk"),
         Index("ix_submissions_problem", "problem", "kind"),
         Index("ix_submissions_user_created", "user_id", "created_at"),
+        Index("ix_submissions_finished", "finished_at"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

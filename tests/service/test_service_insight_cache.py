@@ -1,0 +1,138 @@
+"""The class insight's figures kept between requests (grader/service/domain/insight_cache.py),
+on SQLite and PostgreSQL: a second read with nothing changed is the kept figures; a grade
+recorded since (a rejudge's too), a learner who joined, an extension, a change to the
+assignment each has them counted again, so kept figures never outlive what they count."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from service_support import P1, make_user
+from sqlalchemy import delete, select, update
+
+from grader.service.core.models import (Assignment, AssignmentProblem, Course, Extension, Membership, Submission, User,
+                                        utcnow)
+from grader.service.domain import insight_cache
+from grader.service.queue import jobs
+from grader.service.server import open_database
+
+HINT = "the clipped gradients are summed; the task asks for their mean over the N examples."
+WRONG = {"verdict": "WA", "hint": HINT, "passed": 0, "total": 1,
+         "cases": [{"id": "example_1", "visibility": "public", "verdict": "WA", "reason": "", "message": "",
+                    "time_ms": 1.0, "hint": HINT}]}
+
+
+@pytest.fixture
+def db(db_url):
+    insight_cache.forget()
+    database = open_database(db_url)
+    yield database
+    database.close()
+    insight_cache.forget()
+
+
+def _class(db) -> int:
+    """A course with one learner and an assignment on P1; the assignment's id."""
+    make_user(db.url, "l@example.org", course=None)
+    now = utcnow()
+    with db.write() as s:
+        course = Course(slug="c", title="C", created_at=now)
+        s.add(course)
+        s.flush()
+        a = Assignment(course_id=course.id, slug="a", title="A", opens_at=now - timedelta(days=1),
+                       due_at=now + timedelta(days=1), late_until=None, late_penalty=0.0, credit="accepted",
+                       created_at=now)
+        s.add(a)
+        s.flush()
+        s.add(AssignmentProblem(assignment_id=a.id, problem=P1, position=0, weight=1.0))
+        uid = s.scalar(select(User.id).where(User.email == "l@example.org"))
+        s.add(Membership(course_id=course.id, user_id=uid, role="learner", created_at=now))
+        return a.id
+
+
+def _grade(db, aid: int, verdict: str) -> str:
+    """A Submit counting for the assignment, recorded as the queue records one."""
+    with db.write() as s:
+        uid = s.scalar(select(User.id).where(User.email == "l@example.org"))
+        sub_id = jobs.enqueue(s, uid, P1, "submit", "x = 1", "0" * 64, credits=[(aid, False)]).id
+    job = jobs.claim(db, "w1")
+    assert job is not None and job.id == sub_id
+    report = WRONG if verdict == "WA" else {"verdict": "AC", "hint": None, "cases": []}
+    assert jobs.finish(db, job, "w1", jobs.ClaimResult(verdict, 1 if verdict == "AC" else 0, 1, report, report,
+                                                       "v", "j"))
+    return sub_id
+
+
+def _read(db, aid: int):
+    with db.read() as s:
+        a = s.get(Assignment, aid)
+        return insight_cache.assignment_insight(s, a)
+
+
+def _solved(ins) -> int:
+    return ins.problems[0].solved
+
+
+def test_a_second_read_with_nothing_changed_is_the_kept_figures(db):
+    aid = _class(db)
+    _grade(db, aid, "WA")
+    first, second = _read(db, aid), _read(db, aid)
+    assert second.problems is first.problems  # kept, not counted again
+    assert [m.text for m in second.problems[0].mistakes] == [HINT]
+
+
+def test_a_grade_recorded_since_has_the_figures_counted_again(db):
+    aid = _class(db)
+    _grade(db, aid, "WA")
+    assert _solved(_read(db, aid)) == 0
+    _grade(db, aid, "AC")
+    assert _solved(_read(db, aid)) == 1
+
+
+def test_a_rejudged_grade_has_the_figures_counted_again(db):
+    aid = _class(db)
+    sub_id = _grade(db, aid, "WA")
+    assert _solved(_read(db, aid)) == 0
+    with db.write() as s:  # what a rejudge does: back in the queue, then graded again
+        s.execute(update(Submission).where(Submission.id == sub_id).values(status="queued"))
+    job = jobs.claim(db, "w1")
+    assert job is not None
+    report = {"verdict": "AC", "hint": None, "cases": []}
+    assert jobs.finish(db, job, "w1", jobs.ClaimResult("AC", 1, 1, report, report, "v2", "j"))
+    assert _solved(_read(db, aid)) == 1
+
+
+@pytest.mark.parametrize("change", ["learner joins", "learner leaves", "extension", "assignment edited",
+                                    "problem added"])
+def test_a_change_to_what_the_figures_count_has_them_counted_again(db, change):
+    aid = _class(db)
+    _grade(db, aid, "WA")
+    before = _read(db, aid)
+    now = utcnow()
+    with db.write() as s:
+        a = s.get(Assignment, aid)
+        if change == "learner joins":
+            other = User(email="m@example.org", password_hash=None, role="learner", created_at=now)
+            s.add(other)
+            s.flush()
+            s.add(Membership(course_id=a.course_id, user_id=other.id, role="learner", created_at=now))
+        elif change == "learner leaves":
+            s.execute(delete(Membership).where(Membership.course_id == a.course_id))
+        elif change == "extension":
+            uid = s.scalar(select(User.id).where(User.email == "l@example.org"))
+            s.add(Extension(assignment_id=aid, user_id=uid, due_at=now + timedelta(days=3), late_until=None,
+                            reason="ill", granted_by=None, granted_at=now))
+        elif change == "assignment edited":
+            a.due_at = now + timedelta(days=5)
+        else:
+            s.add(AssignmentProblem(assignment_id=aid, problem="global_norm_clipping", position=1, weight=1.0))
+    after = _read(db, aid)
+    assert after.problems is not before.problems
+    if change == "learner joins":
+        assert (before.learners, after.learners) == (1, 2)
+    elif change == "learner leaves":
+        assert (before.learners, after.learners) == (1, 0)
+    elif change == "assignment edited":
+        assert after.timeline.due != before.timeline.due
+    elif change == "problem added":
+        assert [p.problem for p in after.problems] == [P1, "global_norm_clipping"]
