@@ -22,6 +22,12 @@ between grades, as `grader batch` and `grader serve` do. Both run the judge's ow
 pipeline ([`grader.judge.pipeline.grade`][grader.judge.pipeline.grade]): the verdict
 of a file is the verdict `grader grade` gives it.
 
+`suite=DIR` grades with the hidden cases a deployment drew (`grader suite draw --suite
+DIR`) in place of the shipped ones, as `grader grade --suite DIR` does; the report's
+`suite` names the suite's id. A judge installed without its hidden cases
+(`JAXJUDGE_WITHOUT_HIDDEN=1`) grades only so: without `suite`, it raises `SuiteError`
+rather than grade on the public cases alone.
+
 Like the rest of the judge's process, this module never imports JAX: submissions run
 in the sandbox's child processes only.
 """
@@ -33,23 +39,27 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .judge.submission import SubmissionError
 from .problem import Problem, ProblemError
+from .problem.suite import SuiteError
 
 if TYPE_CHECKING:
     from .judge.submission import ParsedSubmission
     from .report.model import Report
     from .sandbox.host import Sandbox
 
-__all__ = ["Judge", "ProblemError", "SubmissionError", "grade_file", "grade_source"]
+__all__ = ["Judge", "ProblemError", "SubmissionError", "SuiteError", "grade_file", "grade_source"]
 
 Cases = Literal["all", "public"]
 
 
-def _problem(problem: str | Problem) -> Problem:
+def _problem(problem: str | Problem, suite: str | Path | None = None) -> Problem:
     """A problem id, found as `grader grade --problem` finds it (author folders given by
     `--problems` or `JAXJUDGE_PROBLEMS`, the nearest `problems/`, the built-in catalogue),
-    or a loaded `Problem`; its output checks resolved."""
+    or a loaded `Problem`; its output checks resolved, with the drawn suite in `suite`
+    (a deployment folder) in place of its hidden cases. A problem installed without its
+    hidden cases and given no suite is refused here, before any sandbox is taken."""
     from .judge.output_checks import resolve
     from .problem import find_problem
+    from .problem.suite import load_suite, refuse_stripped
 
     if isinstance(problem, Problem):
         found = problem
@@ -58,7 +68,9 @@ def _problem(problem: str | Problem) -> Problem:
     else:
         raise TypeError(f"problem must be a problem id (str) or a Problem, not {type(problem).__name__}")
     resolve(found.meta, str(found.root / "problem.toml"))
-    return found
+    if suite is not None:
+        found = load_suite(found, Path(suite))
+    return refuse_stripped(found, "pass suite=DIR")
 
 
 def _cases(problem: Problem, cases: str) -> list | None:
@@ -69,15 +81,14 @@ def _cases(problem: Problem, cases: str) -> list | None:
     raise ValueError(f"cases must be 'all' or 'public', not {cases!r}")
 
 
-def _grade(problem: str | Problem, sub: ParsedSubmission, sandbox: Sandbox, cases: str, feedback: bool,
+def _grade(found: Problem, sub: ParsedSubmission, sandbox: Sandbox, cases: str, feedback: bool,
            strict_sandbox: bool) -> Report:
-    """One grade, exactly as `grader grade` runs it (`--no-feedback` when `feedback` is
-    false), with a notebook's findings named by cell and line."""
+    """One grade of a problem ``_problem`` gave, exactly as `grader grade` runs it
+    (`--no-feedback` when `feedback` is false), with a notebook's findings named by cell and line."""
     from .judge.feedback import Feedback
     from .judge.notebook import locate
     from .judge.pipeline import grade
 
-    found = _problem(problem)
     graded = grade(found, sub, sandbox, cases=_cases(found, cases),
                    feedback=Feedback(hints=feedback, counterexample=feedback), strict=strict_sandbox)
     return locate(graded.report, sub.cells)
@@ -115,14 +126,17 @@ class Judge:
 
     Args:
         workers: how many sandboxes (and so grades at a time); at least 1.
+        suite: a deployment's suite folder (`grader suite draw --suite DIR`): every
+            grade uses its drawn hidden cases, as for `grade_file`.
     """
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, *, suite: str | Path | None = None) -> None:
         from .sandbox.host import Pool
 
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"workers must be a whole number of at least 1, not {workers!r}")
         self.workers = workers
+        self.suite = suite
         self._pool: Any = Pool(workers)
         self._closed = False
         self._lock = threading.Lock()
@@ -154,7 +168,7 @@ class Judge:
     def _run(self, problem: str | Problem, sub: ParsedSubmission, cases: str, feedback: bool,
              strict_sandbox: bool) -> Report:
         self._check_open()
-        found = _problem(problem)  # a bad problem or argument fails before a sandbox is taken
+        found = _problem(problem, self.suite)  # a bad problem or argument fails before a sandbox is taken
         _cases(found, cases)
         with self._pool.borrow() as sandbox:
             return _grade(found, sub, sandbox, cases, feedback, strict_sandbox)
@@ -180,7 +194,7 @@ class Judge:
 
 
 def grade_file(path: str | Path, problem: str | Problem, *, cases: Cases = "all", feedback: bool = True,
-               strict_sandbox: bool = False, cell_tag: str | None = None) -> Report:
+               strict_sandbox: bool = False, cell_tag: str | None = None, suite: str | Path | None = None) -> Report:
     """Grade one file (`.py`, or a notebook's code cells: `.ipynb`), as `grader grade` does.
 
     A sandbox is started for this grade and ended after it; to grade many files, use a
@@ -201,6 +215,9 @@ def grade_file(path: str | Path, problem: str | Problem, *, cases: Cases = "all"
             as `--strict-sandbox`.
         cell_tag: notebooks only: grade only the code cells tagged so (or flagged by
             nbgrader), as `--cell-tag`.
+        suite: a deployment's suite folder (its `secret` and the suites `grader suite
+            draw --suite DIR` drew there): grade with the problem's drawn hidden cases in
+            place of the shipped ones, as `--suite DIR`.
 
     Returns:
         The typed report, hidden cases reduced (what the learner may see). A failure of
@@ -209,11 +226,14 @@ def grade_file(path: str | Path, problem: str | Problem, *, cases: Cases = "all"
     Raises:
         ProblemError: the problem is unknown or malformed (the message names the id or
             the file at fault).
+        SuiteError: `suite` has no usable secret or no suite drawn for this revision of
+            the problem; or `suite` is not given and the judge was installed without the
+            problem's hidden cases (the message says to draw a suite and pass it).
         SubmissionError: the file is missing or the operating system refuses to read it,
             or `cell_tag` is given for a file that is not a notebook.
         ValueError: `cases` is neither `"all"` nor `"public"`.
     """
-    found = _problem(problem)
+    found = _problem(problem, suite)
     _cases(found, cases)
     sub = _file_submission(path, cell_tag)
     from .sandbox.host import Sandbox
@@ -223,7 +243,8 @@ def grade_file(path: str | Path, problem: str | Problem, *, cases: Cases = "all"
 
 
 def grade_source(source: str | bytes, problem: str | Problem, *, path: str = "submission.py", cases: Cases = "all",
-                 feedback: bool = True, strict_sandbox: bool = False, cell_tag: str | None = None) -> Report:
+                 feedback: bool = True, strict_sandbox: bool = False, cell_tag: str | None = None,
+                 suite: str | Path | None = None) -> Report:
     """Grade source text, as if it were the file `path`.
 
     The text is held to the limits of a file (UTF-8, 256 KiB of Python; a notebook 16
@@ -240,16 +261,18 @@ def grade_source(source: str | bytes, problem: str | Problem, *, path: str = "su
         feedback: as for `grade_file`.
         strict_sandbox: as for `grade_file`.
         cell_tag: as for `grade_file` (notebooks only).
+        suite: as for `grade_file`.
 
     Returns:
         The typed report, hidden cases reduced.
 
     Raises:
         ProblemError: the problem is unknown or malformed.
+        SuiteError: as for `grade_file`.
         SubmissionError: `cell_tag` is given and `path` is not a notebook.
         ValueError: `cases` is neither `"all"` nor `"public"`.
     """
-    found = _problem(problem)
+    found = _problem(problem, suite)
     _cases(found, cases)
     sub = _source_submission(source, path, cell_tag)
     from .sandbox.host import Sandbox

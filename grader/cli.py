@@ -32,18 +32,10 @@ def main(problem_dirs: tuple[str, ...]) -> None:
 
 def _suite(problem, suite_dir: str | None):
     """``problem`` with the deployment's drawn suite, or one message and exit status 2."""
-    from .problem.suite import SuiteError, load_suite, stripped
-
-    if suite_dir is None:
-        if stripped(problem):
-            # Public cases alone would accept what the hidden ones reject: no verdict rather than a weak one.
-            _fail(f"{problem.id}: this installation ships without its hidden cases (built with "
-                  "JAXJUDGE_WITHOUT_HIDDEN=1), so it grades only with a drawn suite: grader suite draw --suite DIR, "
-                  "then --suite DIR")
-        return problem
+    from .problem.suite import SuiteError, load_suite, refuse_stripped
 
     try:
-        return load_suite(problem, Path(suite_dir))
+        return refuse_stripped(problem if suite_dir is None else load_suite(problem, Path(suite_dir)), "--suite DIR")
     except SuiteError as exc:
         _fail(str(exc))
 

@@ -43,3 +43,45 @@ def install_wheel(folder: Path, requirement: str, system_site: bool = True, time
                            "--disable-pip-version-check", requirement], capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return venv
+
+
+def stripped_copy(dest: Path, pid: str, name: str | None = None) -> Path:
+    """A copy of ``pid``'s folder (named ``name``) as a wheel built with
+    JAXJUDGE_WITHOUT_HIDDEN=1 holds it: its plan file, in the format the build hook
+    writes (``suite.plan_doc``), and no cases/hidden/."""
+    import json
+    import shutil
+
+    from grader.problem import load_problem
+    from grader.problem.suite import PLAN_FILE, plan_doc
+
+    folder = dest / (name or pid)
+    shutil.copytree(PROBLEMS / pid, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "cases" / PLAN_FILE).write_text(json.dumps(plan_doc(load_problem(folder))))
+    shutil.rmtree(folder / "cases" / "hidden")
+    return folder
+
+
+def drawn_suite(folder: Path, problem, source: str, keep: int | None = None) -> tuple[str, list[str]]:
+    """A drawn suite for ``problem``'s current revision in the deployment folder ``folder``
+    (its secret created when missing), laid out as ``grader suite draw`` leaves it: the
+    first ``keep`` hidden cases of the checkout's problem ``source``, renamed ``drawn_NNN``,
+    stand for a draw (a real one grades the corpus: a minute). The suite's id and the
+    cases' ids."""
+    import json
+
+    from grader.problem import load_problem
+    from grader.problem.suite import SuiteStore, load_secret, revision
+
+    secret = load_secret(folder / "secret", create=True)
+    store = SuiteStore(folder, secret)
+    shipped = [c for c in load_problem(PROBLEMS / source).cases if c.hidden][:keep]
+    ids = [f"drawn_{i:03d}" for i in range(len(shipped))]
+    target = store.folder(problem)
+    (target / "hidden").mkdir(parents=True, exist_ok=True)
+    for cid, case in zip(ids, shipped):
+        (target / "hidden" / f"{cid}.json").write_bytes(case.path.read_bytes())
+    (target / "suite.json").write_text(json.dumps({
+        "suite": secret.id, "problem": problem.id, "revision": revision(problem), "passed": True, "attempt": 0,
+        "cases": ids, "reasons": [], "killed": None, "seconds": 0.0}))
+    return secret.id, ids

@@ -24,14 +24,22 @@ def export() -> None:
 @click.option("--wheel", type=click.Path(dir_okay=False, exists=True), default=None,
               help="The judge's wheel to pin (default: this installation, packed; or built from this checkout).")
 @click.option("--cell-tag", default=None, help="Notebooks: grade only the code cells with this tag.")
-def gradescope(problem_id: str, output: str, wheel: str | None, cell_tag: str | None) -> None:
+@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Bundle the hidden cases the deployment drew (grader suite draw --suite DIR) in place of the "
+                   "shipped ones.")
+def gradescope(problem_id: str, output: str, wheel: str | None, cell_tag: str | None, suite_dir: str | None) -> None:
     """Write Gradescope's autograder zip for PROBLEM_ID: setup.sh installs this judge
     (pinned, with the problem); run_autograder grades the submitted .py or .ipynb file."""
+    from ..problem.suite import SuiteError, load_suite
+
     try:
         problem = find_problem(problem_id)
+        if suite_dir is not None:
+            problem = load_suite(problem, Path(suite_dir))
         names = build_bundle(problem, Path(output), Path(wheel) if wheel else None, cell_tag)
-    except (ProblemError, ExportError, WheelError, OSError) as exc:
+    except (ProblemError, SuiteError, ExportError, WheelError, OSError) as exc:
         _fail(str(exc))
     wheel_name = next(n for n in names if n.endswith(".whl"))
-    click.echo(f"wrote {output}: {problem.id} ({len(problem.cases)} cases), {wheel_name}, {len(names)} files; "
+    hidden = f", hidden cases of suite {problem.suite}" if problem.suite else ""
+    click.echo(f"wrote {output}: {problem.id} ({len(problem.cases)} cases{hidden}), {wheel_name}, {len(names)} files; "
                f"upload it as the assignment's autograder (Gradescope: Configure Autograder > Zip file upload)")

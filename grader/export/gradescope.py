@@ -8,7 +8,9 @@ The zip holds, at its root:
     jaxjudge.env        problem id and version, judge version, wheel, Python, cell tag
     constraints.txt     the judge's dependencies at the versions this machine runs
     jaxjudge-*.whl      this judge
-    problems/ID/        the problem, byte for byte (its content hash is the one reports record)
+    problems/ID/        the problem, byte for byte (its content hash is the one reports record);
+                        exported with a drawn suite (``--suite DIR``), its cases/hidden/ holds
+                        the drawn cases instead of the shipped ones
     submissions/ID/wrong_answer/   the misconception hints (never accepted solutions)
 
 The zip is written to a temporary file beside ``out`` and renamed: nothing half written.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 import zipfile
@@ -25,9 +28,10 @@ from importlib.resources import files
 from pathlib import Path
 
 from .. import __version__
-from ..problem import Problem
+from ..problem import Problem, load_problem
 from ..problem.catalogue import content_hash
 from ..problem.corpus import submissions_root
+from ..problem.suite import SuiteError, plan_path, refuse_stripped
 from .wheel import DIST, judge_wheel
 
 TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -60,9 +64,30 @@ def constraints() -> str:
     return "".join(sorted(pins))
 
 
-def _problem_files(problem: Problem) -> list[tuple[str, Path]]:
-    out = [(f"problems/{problem.id}/{p.relative_to(problem.root).as_posix()}", p)
-           for p in sorted(problem.root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+def bundled_problem(problem: Problem, tmp: Path) -> Problem:
+    """``problem`` as the bundle holds it. Given with a drawn suite (``problem.suite``), a
+    copy in ``tmp`` whose cases/hidden/ are the drawn cases (neither a shipped hidden case
+    nor a plan file): the autograder grades with them as the problem's own hidden cases,
+    and its content hash is the version its reports record."""
+    if problem.suite is None:
+        return problem
+    folder = tmp / "problem" / problem.id
+    shipped_hidden, plan = problem.cases_dir("hidden"), plan_path(problem)
+    for path in sorted(problem.root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path != plan \
+                and not path.is_relative_to(shipped_hidden):
+            (folder / path.relative_to(problem.root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, folder / path.relative_to(problem.root))
+    (folder / "cases" / "hidden").mkdir(parents=True, exist_ok=True)
+    for case in problem.cases:
+        if case.hidden:
+            shutil.copyfile(case.path, folder / "cases" / "hidden" / f"{case.id}.json")
+    return load_problem(folder)
+
+
+def _problem_files(problem: Problem, bundled: Problem) -> list[tuple[str, Path]]:
+    out = [(f"problems/{problem.id}/{p.relative_to(bundled.root).as_posix()}", p)
+           for p in sorted(bundled.root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
     wrong = submissions_root(problem) / problem.id / "wrong_answer"
     if wrong.is_dir():
         out += [(f"submissions/{problem.id}/wrong_answer/{p.name}", p) for p in sorted(wrong.iterdir())
@@ -70,35 +95,42 @@ def _problem_files(problem: Problem) -> list[tuple[str, Path]]:
     return out
 
 
-def _env(problem: Problem, wheel: Path, cell_tag: str | None) -> str:
+def _env(problem: Problem, wheel: Path, cell_tag: str | None, suite: str | None) -> str:
     values = {
         "JAXJUDGE_PROBLEM": problem.id, "JAXJUDGE_PROBLEM_VERSION": content_hash(problem),
         "JAXJUDGE_VERSION": __version__, "JAXJUDGE_WHEEL": wheel.name,
         "JAXJUDGE_PYTHON": f"python{sys.version_info.major}.{sys.version_info.minor}",
         "JAXJUDGE_MAX_SCORE": str(len(problem.cases)), "JAXJUDGE_CELL_TAG": cell_tag or "",
+        "JAXJUDGE_SUITE": suite or "",  # the drawn suite whose hidden cases the bundle holds, by its id
     }
     return "# Written by grader export gradescope; setup.sh and run_autograder read it.\n" + \
         "".join(f"{k}={v}\n" for k, v in values.items())
 
 
 def build_bundle(problem: Problem, out: Path, wheel: Path | None = None, cell_tag: str | None = None) -> list[str]:
-    """Write the bundle for ``problem`` to ``out``; returns the names it holds."""
+    """Write the bundle for ``problem`` (with its drawn suite, if it has one) to ``out``;
+    returns the names it holds."""
     if cell_tag is not None and not TAG_RE.match(cell_tag):
         raise ExportError("--cell-tag may hold letters, digits, '_', '.' and '-' only (64 at most)")
+    try:
+        refuse_stripped(problem, "export with --suite DIR")
+    except SuiteError as exc:
+        raise ExportError(str(exc)) from None
     if not problem.cases:
         raise ExportError(f"{problem.id} has no cases to grade")
     templates = files("grader.export").joinpath("templates")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="jaxjudge-export-") as tmp:
         whl = judge_wheel(Path(tmp), wheel)
+        bundled = bundled_problem(problem, Path(tmp))
         entries: list[tuple[str, bytes, int]] = [
             ("setup.sh", templates.joinpath("setup.sh").read_bytes(), EXECUTABLE),
             ("run_autograder", templates.joinpath("run_autograder").read_bytes(), EXECUTABLE),
-            ("jaxjudge.env", _env(problem, whl, cell_tag).encode(), REGULAR),
+            ("jaxjudge.env", _env(bundled, whl, cell_tag, problem.suite).encode(), REGULAR),
             ("constraints.txt", constraints().encode(), REGULAR),
             (whl.name, whl.read_bytes(), REGULAR),
         ]
-        entries += [(name, path.read_bytes(), REGULAR) for name, path in _problem_files(problem)]
+        entries += [(name, path.read_bytes(), REGULAR) for name, path in _problem_files(problem, bundled)]
         fd, part = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
         os.close(fd)
         try:

@@ -18,6 +18,7 @@ from .. import __version__
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem, ProblemError
 from ..problem.catalogue import content_hash
+from ..problem.suite import SuiteError, refuse_stripped
 from ..report.model import Report
 from ..sandbox.request import RunResult
 from . import probe_table
@@ -85,7 +86,15 @@ def grade(problem: Problem, sub: ParsedSubmission, sandbox: "Sandbox", cases: li
     in every grade; feedback's ``cost`` implies them).
     ``every_perturbation`` probes under every perturbation of the problem's table instead
     of one drawn at random (``validate`` does, for the files that must be accepted). Always
-    returns a report: a failure of the judge's own code is IE, never an exception."""
+    returns a report: a failure of the judge's own code is IE, never an exception.
+    A problem installed without its hidden cases (``problem.suite.stripped``) and given no
+    drawn suite is IE when every case is asked for: its public cases alone are no grade."""
+    if cases is None:  # a grade of chosen cases (a Run's public ones) says what it graded
+        try:
+            refuse_stripped(problem)
+        except SuiteError as exc:
+            return Graded(Report(problem=problem.id, submission=sub.path, verdict="IE", verdict_title=Verdict.IE.title,
+                                 reason="judge", message=str(exc), judge_version=__version__), None)
     try:
         return _grade(problem, sub, sandbox, problem.cases if cases is None else cases, feedback, strict,
                       every_perturbation, costs)

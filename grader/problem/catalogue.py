@@ -122,6 +122,12 @@ def use_suite(folder: Path | None) -> None:
     _suite_folder = folder
 
 
+def suite_in_use() -> Path | None:
+    """The deployment folder ``use_suite`` set, whose drawn suites every grade uses; None:
+    the shipped hidden cases."""
+    return _suite_folder
+
+
 def find_problem(problem_id: str, root: Path | None = None) -> Problem:
     if root is not None:  # one folder only, as before
         if not NAME_RE.match(problem_id):

@@ -154,6 +154,24 @@ def stripped(problem: Problem) -> bool:
     return problem.suite is None and not any(c.hidden for c in problem.cases) and plan_path(problem).is_file()
 
 
+def refuse_stripped(problem: Problem,
+                    how: str = "grade with it (--suite DIR; in the Python API, suite=DIR)") -> Problem:
+    """``problem``, unless it is stripped and has no drawn suite: then ``SuiteError``, whose
+    message says to draw a suite and how to pass it (``how``). What every grade of all
+    of a problem's cases passes through, so that none grades with no hidden cases."""
+    if stripped(problem):
+        # Public cases alone would accept what the hidden ones reject: no verdict rather than a weak one.
+        raise SuiteError(f"{problem.id}: this installation ships without its hidden cases (built with "
+                         f"JAXJUDGE_WITHOUT_HIDDEN=1), so it grades only with a drawn suite: grader suite draw "
+                         f"--suite DIR, then {how}")
+    return problem
+
+
+def suite_id(folder: Path) -> str:
+    """The id of the suite a deployment folder's secret names (what ``load_suite`` grades with)."""
+    return load_secret(Path(folder) / "secret").id
+
+
 def revision(problem: Problem) -> str:
     """What a draw depends on: the problem's files and public cases, and the shipped hidden
     suite's plan (not its data). A drawn suite of another revision is drawn again."""

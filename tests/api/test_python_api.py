@@ -11,7 +11,7 @@ import sys
 
 import nbformat
 import pytest
-from support import ROOT, SUBMISSIONS
+from support import ROOT, SUBMISSIONS, drawn_suite, stripped_copy
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 P1 = "per_example_grad_clipping"
@@ -122,3 +122,54 @@ def test_a_closed_judge_refuses_to_grade():
         j.__enter__()
     with pytest.raises(ValueError, match="workers"):
         Judge(workers=0)
+
+
+def test_the_api_refuses_a_problem_installed_without_its_hidden_cases_and_says_to_pass_a_suite(tmp_path,
+                                                                                                  monkeypatch):
+    from grader import Judge, grade_file, grade_source
+    from grader.api import SuiteError
+    from grader.problem import load_problem
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    bare = load_problem(stripped_copy(tmp_path, P1, "bare_clipping"))
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path))
+    source = ACCEPTED.read_text()
+    judge = Judge(workers=1)  # never entered: the refusal comes before a sandbox is taken
+    try:
+        for grade in (lambda p, c: grade_file(ACCEPTED, p, cases=c), lambda p, c: grade_source(source, p, cases=c),
+                      lambda p, c: judge.grade_source(source, p, cases=c)):
+            for problem in (bare, "bare_clipping"):
+                for cases in ("all", "public"):
+                    with pytest.raises(SuiteError, match=r"ships without its hidden cases.*grader suite draw "
+                                                         r"--suite DIR, then pass suite=DIR"):
+                        grade(problem, cases)
+    finally:
+        judge.close()
+
+
+def test_the_api_refuses_a_suite_folder_without_a_drawn_suite_for_the_problem(tmp_path):
+    from grader import grade_source
+    from grader.api import SuiteError
+    from grader.problem.suite import load_secret
+
+    with pytest.raises(SuiteError, match="no suite secret"):
+        grade_source(ACCEPTED.read_text(), P1, suite=tmp_path)
+    load_secret(tmp_path / "secret", create=True)
+    with pytest.raises(SuiteError, match="no drawn suite for this revision"):
+        grade_source(ACCEPTED.read_text(), P1, suite=tmp_path)
+
+
+@pytest.mark.slow
+def test_the_api_grades_a_stripped_problem_with_the_drawn_suite_it_is_given(tmp_path):
+    from grader import Judge, grade_file
+    from grader.problem import load_problem
+
+    bare = load_problem(stripped_copy(tmp_path, P1, "bare_clipping"))
+    suite_id, ids = drawn_suite(tmp_path / "suite", bare, P1, keep=4)
+    public = len(bare.public_cases())
+    report = grade_file(WRONG, bare, suite=tmp_path / "suite")
+    assert report.suite == suite_id and report.total == public + 4 and report.verdict == "WA"
+    assert [c.id for c in report.cases if c.visibility == "hidden"] == ids
+    with Judge(workers=1, suite=str(tmp_path / "suite")) as judge:
+        report = judge.grade_file(ACCEPTED, bare)
+    assert (report.verdict, report.suite, report.passed, report.total) == ("AC", suite_id, public + 4, public + 4)

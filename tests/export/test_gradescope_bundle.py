@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from support import PROBLEMS, ROOT, SUBMISSIONS
+from support import PROBLEMS, ROOT, SUBMISSIONS, drawn_suite, stripped_copy
 
 P1 = "per_example_grad_clipping"
 
@@ -229,3 +229,73 @@ def test_run_autograder_passes_the_cell_tag_to_notebooks(tmp_path, monkeypatch):
         (tmp_path / "submission" / name).write_text("x")
         assert run_gradescope.run(tmp_path) == 0
     assert seen[0][-2:] == ["--cell-tag", "solution"] and "--cell-tag" not in seen[1]
+
+
+def _pinned_wheel(folder: Path) -> Path:
+    """A file the export takes for this judge's wheel (its name and version, a grader
+    package): enough for a bundle that is read here, never installed."""
+    from grader import __version__
+
+    wheel = folder / f"jaxjudge-{__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("grader/__init__.py", "")
+    return wheel
+
+
+def test_export_of_a_problem_installed_without_its_hidden_cases_needs_a_suite_and_writes_nothing(tmp_path,
+                                                                                                   monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    stripped_copy(tmp_path / "problems", P1, "bare_clipping")
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path / "problems"))
+    out = tmp_path / "out" / "autograder.zip"
+    r = CliRunner().invoke(main, ["export", "gradescope", "bare_clipping", "-o", str(out),
+                                  "--wheel", str(_pinned_wheel(tmp_path))])
+    assert r.exit_code == 2 and "ships without its hidden cases" in r.stderr, r.output
+    assert "grader suite draw --suite DIR, then export with --suite DIR" in r.stderr
+    assert not out.exists() and not (tmp_path / "out").exists()
+
+
+def test_export_with_a_suite_bundles_the_drawn_hidden_cases_and_the_autograder_grades_with_them(tmp_path,
+                                                                                                  monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.export import run_gradescope
+    from grader.export.run_gradescope import read_env
+    from grader.problem import load_problem
+    from grader.problem.catalogue import PROBLEMS_ENV, content_hash
+    from grader.problem.suite import PLAN_FILE
+
+    bare = load_problem(stripped_copy(tmp_path / "problems", P1, "bare_clipping"))
+    suite_id, ids = drawn_suite(tmp_path / "suite", bare, P1, keep=3)
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path / "problems"))
+    bundle = tmp_path / "autograder.zip"
+    r = CliRunner().invoke(main, ["export", "gradescope", "bare_clipping", "-o", str(bundle), "--suite",
+                                  str(tmp_path / "suite"), "--wheel", str(_pinned_wheel(tmp_path))])
+    assert r.exit_code == 0 and f"hidden cases of suite {suite_id}" in r.stdout, r.output
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(root / "source")
+    folder = root / "source" / "problems" / "bare_clipping"
+    assert sorted(p.stem for p in (folder / "cases" / "hidden").iterdir()) == ids
+    assert not (folder / "cases" / PLAN_FILE).exists()
+    for case in ids:  # byte for byte the drawn case
+        drawn = next((tmp_path / "suite").rglob(f"hidden/{case}.json"))
+        assert (folder / "cases" / "hidden" / f"{case}.json").read_bytes() == drawn.read_bytes()
+    env = read_env(root / "source" / "jaxjudge.env")
+    public = len(bare.public_cases())
+    assert env["JAXJUDGE_SUITE"] == suite_id and env["JAXJUDGE_MAX_SCORE"] == str(public + 3)
+    assert env["JAXJUDGE_PROBLEM_VERSION"] == content_hash(load_problem(folder))
+    # What run_autograder runs, here with this checkout's judge rather than setup.sh's.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    (root / "submission").mkdir()
+    shutil.copy(SUBMISSIONS / P1 / "accepted" / "flat_norm.py", root / "submission" / "flat_norm.py")
+    assert run_gradescope.run(root) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == results["max_score"] == public + 3, results
+    assert sorted(t["name"] for t in results["tests"] if t["visibility"] == "after_published") == \
+        [f"hidden case {c}" for c in ids]

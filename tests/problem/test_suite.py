@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from support import PROBLEMS, ROOT, console_script
+from support import PROBLEMS, ROOT, console_script, drawn_suite, stripped_copy
 
 
 def _secret(byte: int):
@@ -227,14 +227,7 @@ def test_serve_with_a_suite_refuses_to_start_while_a_problem_has_no_drawn_suite(
 def _stripped(tmp_path, pid: str, name: str | None = None):
     """A copy of ``pid``'s folder as a package built without hidden cases holds it: its plan
     file, no cases/hidden/."""
-    from grader.problem import load_problem
-    from grader.problem.suite import PLAN_FILE, plan_doc
-
-    folder = tmp_path / (name or pid)
-    shutil.copytree(PROBLEMS / pid, folder)
-    (folder / "cases" / PLAN_FILE).write_text(json.dumps(plan_doc(load_problem(folder))))
-    shutil.rmtree(folder / "cases" / "hidden")
-    return folder
+    return stripped_copy(tmp_path, pid, name)
 
 
 def test_a_problem_without_its_hidden_cases_draws_the_same_suite_from_its_plan_file(tmp_path):
@@ -307,3 +300,38 @@ def test_serve_without_a_suite_refuses_to_start_with_a_problem_installed_without
     r = CliRunner().invoke(main, ["serve", "--db", f"sqlite:///{tmp_path / 'a_file' / 'judge.sqlite3'}"])
     assert r.exit_code == 2 and "bare_value_and_grad: installed without hidden cases" in r.stderr, r.output
     assert "--suite" in r.stderr
+
+
+def test_every_grade_of_all_cases_of_a_stripped_problem_without_a_suite_is_ie_saying_to_draw_one(tmp_path):
+    from grader.batch import Item, grade_item
+    from grader.problem import load_problem
+
+    problem = load_problem(_stripped(tmp_path, "value_and_grad_loss"))
+    data = (PROBLEMS / "value_and_grad_loss" / "reference.py").read_bytes()
+    # grade_item is what the local batch's pool and each Dask worker (grade_on_worker) run;
+    # the refusal comes before the sandbox is used, so none is started here.
+    report = grade_item(problem, Item("a.py", data, "0" * 64), sandbox=None)
+    assert report["verdict"] == "IE" and "ships without its hidden cases" in report["message"]
+    assert "grader suite draw --suite DIR" in report["message"] and not report["cases"]
+    pytest.importorskip("sqlalchemy", reason="the service's grading needs the serve extra")
+    from grader.service.queue.grading import grade_problem
+
+    outcome = grade_problem(problem, "submit", data.decode(), "s1", None, feedback=False, strict=False)
+    assert outcome.verdict == "IE" and "grader suite draw" in outcome.report["message"]
+
+
+def test_grade_with_a_suite_on_a_stripped_problem_needs_no_shipped_hidden_case(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.problem import load_problem
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    folder = _stripped(tmp_path, "value_and_grad_loss", "bare_value_and_grad")
+    suite_id, ids = drawn_suite(tmp_path / "suite", load_problem(folder), "value_and_grad_loss", keep=3)
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path))
+    r = CliRunner().invoke(main, ["grade", str(PROBLEMS / "value_and_grad_loss" / "reference.py"), "--problem",
+                                  "bare_value_and_grad", "--suite", str(tmp_path / "suite"), "--format", "json"])
+    report = json.loads(r.stdout)
+    assert r.exit_code == 0 and report["verdict"] == "AC" and report["suite"] == suite_id, r.output
+    assert [c["id"] for c in report["cases"] if c["visibility"] == "hidden"] == ids

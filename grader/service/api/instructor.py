@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from ...problem.catalogue import content_hash
 from ..queue import views
-from ..queue.rejudge import requeue
+from ..queue.rejudge import grading_suite, requeue
 from ..domain.gradebook import course_book, gradebook, to_csv
 from .assignments import CellOut, ProblemWeight, ScoreRow
 from .deps import ContextDep, CurrentInstructor, taught
@@ -76,10 +76,10 @@ def rejudge(who: CurrentInstructor, c: ContextDep, problem_id: str = Path(max_le
         n = requeue(s, problem_id, version, who, all)
     c.workers.wake()
     c.changes.notify()
-    return RejudgeOut(problem=problem_id, problem_version=version, requeued=n)
+    return RejudgeOut(problem=problem_id, problem_version=version, requeued=n, suite=grading_suite())
 
 
 @router.get("/queue", response_model=QueueOut, responses=errors(401, 403))
 def queue(who: CurrentInstructor, c: ContextDep):
     with c.db.read() as s:
-        return QueueOut(**views.stats(s, c.config.stale_seconds))
+        return QueueOut(**views.stats(s, c.config.stale_seconds), suite=grading_suite())

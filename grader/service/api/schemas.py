@@ -218,10 +218,15 @@ class ProblemDetail(ProblemSummary):
                                                     "in its late window (empty: practice)")
 
 
+SUITE_FIELD = ("the id of the drawn suite whose hidden cases grades use (grader serve --suite DIR); null: the "
+               "shipped hidden cases")
+
+
 class RejudgeOut(BaseModel):
     problem: str
     problem_version: str
     requeued: int
+    suite: str | None = Field(description=SUITE_FIELD)
 
 
 class QueueOut(BaseModel):
@@ -231,6 +236,7 @@ class QueueOut(BaseModel):
     queued_by_kind: dict[str, int]
     oldest_age_seconds: float | None
     workers: dict[str, int]
+    suite: str | None = Field(description=SUITE_FIELD)
 
 
 class HealthOut(BaseModel):

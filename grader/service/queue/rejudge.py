@@ -13,6 +13,22 @@ from .jobs import REJUDGE
 from ..core.models import Submission, utcnow
 
 
+def grading_suite() -> str | None:
+    """The id of the drawn suite the next grade uses (``grader serve --suite DIR``), read
+    from the folder's secret now, as each grade reads it; None: the shipped hidden cases.
+    A new draw changes the problem's version, so a rejudge counts the Submits graded before it."""
+    from ...problem.catalogue import suite_in_use
+    from ...problem.suite import SuiteError, suite_id
+
+    folder = suite_in_use()
+    if folder is None:
+        return None
+    try:
+        return suite_id(folder)
+    except SuiteError as exc:  # then every grade is IE too, saying the same
+        return f"unreadable ({exc})"
+
+
 def rejudge_where(problem: str, version: str, who: Principal, every: bool) -> list:
     """SQL conditions of the Submits a rejudge of ``problem`` by ``who`` requeues: graded,
     of the learners ``who`` may see, and (unless ``every``) graded by another version."""

@@ -75,7 +75,7 @@ def rejudge_counts(request: Request, v: Viewer, problem: str) -> dict | None:
         return None
     with ctx(request).db.read() as s:
         return {"version": version, "stale": rejudge.count(s, problem, version, v.who, False),
-                "all": rejudge.count(s, problem, version, v.who, True)}
+                "all": rejudge.count(s, problem, version, v.who, True), "suite": rejudge.grading_suite()}
 
 
 @router.get("/submissions")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from sqlalchemy import Select, select
 
-from ..queue import views
+from ..queue import rejudge, views
 from ..domain.courses import CourseRole, course_for, courses_of
 from ..domain.trust import submission_seen_by, taught_by
 from ..domain.gradebook import course_book, gradebook, to_wide_csv
@@ -95,7 +95,7 @@ def queue_state(request: Request, v: Viewer) -> dict:
         storage = views.storage_by_learner(s, v.who)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
                 storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()),
-                warming=c.workers.warming.pending(), warm_idle=c.config.warm_idle)
+                warming=c.workers.warming.pending(), warm_idle=c.config.warm_idle, suite=rejudge.grading_suite())
 
 
 @router.get("/queue")

@@ -290,6 +290,7 @@ def test_queue_page_shows_depth_oldest_age_workers_and_recent_failures(site):
     assert ids["broken"] in failures and "broken_problem run" in failures and ">IE</span>" in failures
     assert 'hx-get="/queue/panel" hx-trigger="every 5s"' in page
     assert re.search(r'<dd class="warming">off \(<code>--no-warm</code>\)', page)  # this server does not warm
+    assert '<dd class="suite">the shipped hidden cases</dd>' in page  # served without --suite
 
 
 def test_an_instructor_filters_the_submissions_by_learner(site):
@@ -339,10 +340,11 @@ def test_rejudge_confirmation_counts_what_the_api_then_requeues(site):
     teacher, csrf = clients["teacher"]
     before = teacher.get(f"/submissions?problem={P1}").text
     assert re.findall(r'data-all="(\w+)" data-count="(\d+)"', before) == [("false", "0"), ("true", "1")]
+    assert '(hidden cases: <span class="suite">the shipped ones</span>)' in before  # served without --suite
     statement = problems / P1 / "statement.md"
     statement.write_text(statement.read_text() + "\n")  # a new version of the problem
     page = teacher.get(f"/submissions?problem={P1}").text
     counts = dict(re.findall(r'data-all="(\w+)" data-count="(\d+)"', page))
     assert counts == {"false": "1", "true": "1"}
     r = teacher.post(f"/api/v1/problems/{P1}/rejudge", headers={"X-CSRF-Token": csrf})
-    assert r.status_code == 200 and r.json()["requeued"] == int(counts["false"])
+    assert r.status_code == 200 and r.json()["requeued"] == int(counts["false"]) and r.json()["suite"] is None

@@ -187,8 +187,21 @@ def test_the_queue_page_says_what_is_still_warming(warming, warm_idle, shown):
     html = ENV.get_template("_queue.html").render(stats=stats, configured=2, engine="local", failures=[], running=[],
                                                   storage=[], budget=1, now=datetime.now(timezone.utc),
                                                   titles={"p1": "First problem"}, warming=warming,
-                                                  warm_idle=warm_idle)
+                                                  warm_idle=warm_idle, suite=None)
     assert re.search(r'<dd class="warming">(.*?)</dd>', html).group(1).startswith(shown)
+
+
+@pytest.mark.parametrize("suite, shown", [("0123abcd0123abcd", "drawn suite <code>0123abcd0123abcd</code>"),
+                                          (None, "the shipped hidden cases")])
+def test_the_queue_page_names_the_suite_whose_hidden_cases_grade(suite, shown):
+    from datetime import datetime, timezone
+
+    stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
+                            done=0, workers=SimpleNamespace(alive=2, busy=0))
+    html = ENV.get_template("_queue.html").render(stats=stats, configured=2, engine="local", failures=[], running=[],
+                                                  storage=[], budget=1, now=datetime.now(timezone.utc), titles={},
+                                                  warming={}, warm_idle=True, suite=suite)
+    assert re.search(r'<dd class="suite">(.*?)</dd>', html).group(1).startswith(shown)
 
 
 def test_a_time_is_one_format_in_utc_inside_a_time_element_that_the_script_rewrites():
