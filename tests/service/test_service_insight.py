@@ -248,6 +248,19 @@ def test_a_mistakes_link_lists_exactly_the_submits_that_made_it(site):
         case = re.search(r'<tr data-case="all_clipped"><td>all_clipped</td>.*?<a href="([^"]+)">gen_s2026_001</a>',
                          section).group(1).replace("&amp;", "&")
         assert len(re.findall(r'<tr data-sub="', page.get(case).text)) == 1  # eve's: the scenario's case id links
+        # A distribution's bar lists the Submits of the learners behind it.
+        for chart, label, who in ((f"{P1}-attempts", "2", {"ann"}), (f"{P1}-time", "under 10 min", {"ann", "cat"}),
+                                  ("scores", "100%", {"ann"})):
+            figure = re.search(rf'<figure class="chart" id="{chart}">.*?</figure>', html, re.S).group(0)
+            href = re.search(rf'<a href="([^"]+)" aria-label="{label}: \d+, their Submits">', figure).group(1)
+            listed = page.get(href.replace("&amp;", "&")).text
+            emails = set(re.findall(r"([a-z]+)@example\.org", listed.split('<table', 1)[-1]))
+            assert emails == who, (chart, emails)
+            sent = sum(1 for name in who for problem, _ in CLASS[name] if chart == "scores" or problem == P1)
+            assert len(re.findall(r'<tr data-sub="', listed)) == sent, chart
+        for bogus in ("bogus:1", "attempts:99", "score:x", "time:1"):  # time:1 without a problem: no learner
+            listed = page.get("/submissions", params={"assignment": "ml/hw", "bar": bogus}).text
+            assert not re.findall(r'<tr data-sub="', listed), bogus
         timeline = re.search(rf'<figure class="chart" id="{P1}-timeline">.*?</figure>', section, re.S).group(0)
         assert '<line class="due"' in timeline  # the due time, an hour ago, falls inside the span drawn
         # Under the chart, each mistake beside the sentence it misreads, its math as text.

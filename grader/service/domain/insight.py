@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
 
 from sqlalchemy import Select, and_, case, func, select, type_coerce
 from sqlalchemy.orm import Session
@@ -238,16 +239,29 @@ def _utc(value) -> datetime:
     return UTCDateTime().process_result_value(value, None)  # type: ignore[return-value]
 
 
+def _within(v: float, lo: float, hi: float | None) -> bool:
+    return v >= lo and (hi is None or v < hi)
+
+
 def bars(values: list[float], buckets) -> list[Bar]:
     """How many of ``values`` fall in each bucket of ``buckets``."""
-    return [Bar(label, sum(1 for v in values if v >= lo and (hi is None or v < hi))) for lo, hi, label in buckets]
+    return [Bar(label, sum(1 for v in values if _within(v, lo, hi))) for lo, hi, label in buckets]
+
+
+def _time_bucket(x: Solve) -> int | None:
+    """The bar of ``time_bars`` a solve falls in: 0 for a first Submit accepted."""
+    if x.attempts == 1:
+        return 0
+    seconds = (x.ac_at - x.first_at).total_seconds()
+    return next((i + 1 for i, (lo, hi, _) in enumerate(DURATIONS) if _within(seconds, lo, hi)), None)
 
 
 def time_bars(solves: list[Solve]) -> list[Bar]:
     """Learners by the time from their first Submit to their first AC; those whose first
     Submit was accepted apart (however quickly a second one came, it was a second)."""
-    later = [(x.ac_at - x.first_at).total_seconds() for x in solves if x.attempts > 1]
-    return [Bar(FIRST_TRY, sum(1 for x in solves if x.attempts == 1)), *bars(later, DURATIONS)]
+    found = [_time_bucket(x) for x in solves]
+    labels = [FIRST_TRY, *(label for _, _, label in DURATIONS)]
+    return [Bar(label, found.count(i)) for i, label in enumerate(labels)]
 
 
 def timeline(a: Assignment, firsts: list[tuple[datetime, bool]], now: datetime) -> Timeline:
@@ -269,13 +283,39 @@ def timeline(a: Assignment, firsts: list[tuple[datetime, bool]], now: datetime) 
             return out
 
 
+def _score_bucket(share: float) -> int:
+    return 10 if share >= 1 - 1e-9 else min(9, int(share * 10 + 1e-9))
+
+
 def score_bars(shares: list[float]) -> list[Bar]:
     """Learners by share of the points possible: tenths, and full marks apart."""
     labels = [f"{10 * i}–{10 * i + 9}%" for i in range(10)] + ["100%"]
     counts = [0] * 11
     for share in shares:
-        counts[10 if share >= 1 - 1e-9 else min(9, int(share * 10 + 1e-9))] += 1
+        counts[_score_bucket(share)] += 1
     return [Bar(label, n) for label, n in zip(labels, counts)]
+
+
+# The distributions whose bars link to the Submits of the learners behind them.
+Distribution = Literal["attempts", "time", "score"]
+DISTRIBUTIONS: tuple[Distribution, ...] = ("attempts", "time", "score")
+
+
+def learners_behind(s: Session, a: Assignment, problem: str | None, chart: Distribution, bar: int) -> set[int]:
+    """The learners one bar of a distribution counts: ``attempts`` and ``time`` for
+    ``problem`` (``ATTEMPTS``; ``time_bars``' order), ``score`` for the assignment
+    (``score_bars``' order), as ``assignment_insight`` counts them."""
+    if chart == "score":
+        problems, rows = asg.scores(s, a)
+        possible = sum(p.weight for p in problems)
+        return {r.user_id for r in rows if _score_bucket(r.points / possible if possible else 0.0) == bar}
+    if problem is None or (chart == "attempts" and not 0 <= bar < len(ATTEMPTS)):
+        return set()
+    solves = _solves(s, counted(a, [problem]))
+    if chart == "attempts":
+        lo, hi, _ = ATTEMPTS[bar]
+        return {x.user_id for x in solves if _within(x.attempts, lo, hi)}
+    return {x.user_id for x in solves if _time_bucket(x) == bar}
 
 
 def assignment_insight(s: Session, a: Assignment, now: datetime | None = None) -> AssignmentInsight:

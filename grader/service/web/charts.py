@@ -132,6 +132,7 @@ class HistBar:
     label: str
     value: int
     center: float
+    href: str | None = None  # the Submits of the learners behind it
 
 
 @dataclass
@@ -142,14 +143,17 @@ class Histogram:
     height: int = HIST_PLOT + 34
 
 
-def histogram(chart_id: str, title: str, values: list[tuple[str, int]]) -> Histogram:
-    """A distribution: one column per (label, count), side by side, scaled to the largest."""
+def histogram(chart_id: str, title: str, values: list[tuple[str, int]],
+              hrefs: list[str | None] | None = None) -> Histogram:
+    """A distribution: one column per (label, count), side by side, scaled to the largest;
+    a column with a count links to ``hrefs`` at its index, when given."""
     most = max([v for _, v in values] + [1])
     width = WIDTH / max(1, len(values))
     top = 16  # room for the count above the tallest column
     bars = []
     for i, (label, value) in enumerate(values):
         h = (HIST_PLOT - top) * value / most
+        href = hrefs[i] if hrefs and value else None
         bars.append(HistBar(round(i * width + 4, 1), round(width - 8, 1), round(HIST_PLOT - h, 1), round(h, 1),
-                            label, value, round(i * width + width / 2, 1)))
+                            label, value, round(i * width + width / 2, 1), href))
     return Histogram(chart_id, title, bars)

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from fastapi import APIRouter, Query, Request
 from sqlalchemy import ColumnElement, select
+from sqlalchemy.orm import Session
 
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
 from ..queue import rejudge, views
+from ..domain import insight
 from ..domain.trust import submission_seen_by
 from ..core.models import DETAIL_COLUMNS, Assignment, Course, Submission, SubmissionCredit, User, utcnow
 from .pages import ctx, PageError, render, Viewer, ViewerDep
@@ -28,41 +30,72 @@ HISTORY_LIMIT = 10
 @dataclass(frozen=True)
 class Narrowed:
     """What the class insight's bars link to: the Submits that count for an assignment
-    (``course/slug``), of one verdict, that made one named mistake, or whose first failing
-    case was one case."""
+    (``course/slug``), of one verdict, that made one named mistake, whose first failing
+    case was one case, or of the learners behind one bar of a distribution (``bar``:
+    ``attempts:I``, ``time:I`` or ``score:I``, the I-th bar, ``insight.learners_behind``)."""
     assignment: str | None = None
     verdict: str | None = None
     mistake: str | None = None
     case: str | None = None
+    bar: str | None = None
 
     def __bool__(self) -> bool:
-        return any((self.assignment, self.verdict, self.mistake, self.case))
+        return any((self.assignment, self.verdict, self.mistake, self.case, self.bar))
 
-    def where(self) -> list[ColumnElement[bool]]:
+    def _assignment(self, s: Session) -> Assignment | None:
+        course, _, slug = (self.assignment or "").partition("/")
+        return s.scalar(select(Assignment).join(Course, Course.id == Assignment.course_id)
+                        .where(Course.slug == course, Assignment.slug == slug))
+
+    def _bar(self) -> tuple[insight.Distribution, int] | None:
+        chart, _, index = (self.bar or "").partition(":")
+        if chart not in insight.DISTRIBUTIONS or not index.isdigit() or len(index) > 3:
+            return None
+        return chart, int(index)
+
+    def bar_title(self) -> str | None:
+        """The bar in words, as its chart labels it."""
+        bar = self._bar()
+        if bar is None:
+            return None
+        chart, i = bar
+        labels = {"attempts": [f"{label} Submit(s) to the first AC" for _, _, label in insight.ATTEMPTS],
+                  "time": [insight.FIRST_TRY + " accepted", *(f"{label} from the first Submit to the first AC"
+                                                               for _, _, label in insight.DURATIONS)],
+                  "score": [f"a score of {b.label}" for b in insight.score_bars([])]}[chart]
+        return labels[i] if i < len(labels) else None
+
+    def where(self, s: Session, problem: str | None) -> list[ColumnElement[bool]]:
         where: list[ColumnElement[bool]] = []
         if self.assignment:
-            course, _, slug = self.assignment.partition("/")
             counted = (select(SubmissionCredit.submission_pk)
                        .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
                        .join(Course, Course.id == Assignment.course_id)
-                       .where(Course.slug == course, Assignment.slug == slug))
+                       .where(Course.slug == self.assignment.partition("/")[0],
+                              Assignment.slug == self.assignment.partition("/")[2]))
             where.append(Submission.pk.in_(counted))
         for column, value in ((Submission.verdict, self.verdict), (Submission.mistake, self.mistake),
                               (Submission.failed_case, self.case)):
             if value:
                 where.append(column == value)
+        if self.bar:
+            # A bar names learners of one assignment: without it (or with a bar that is not
+            # one) nobody is behind it. The viewer still sees only the Submits theirs to see.
+            bar, a = self._bar(), self._assignment(s) if self.assignment else None
+            who = insight.learners_behind(s, a, problem, *bar) if bar and a else set()
+            where.append(Submission.user_id.in_(sorted(who)))
         return where
 
 
 def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None, limit: int,
           narrowed: Narrowed = Narrowed()):
-    q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
-         .where(submission_seen_by(v.who), *narrowed.where()).order_by(Submission.pk.desc()))
-    if v.instructor and learner:
-        q = q.where(User.email == learner.strip().lower())
-    if problem:
-        q = q.where(Submission.problem == problem)
     with ctx(request).db.read() as s:
+        q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
+             .where(submission_seen_by(v.who), *narrowed.where(s, problem)).order_by(Submission.pk.desc()))
+        if v.instructor and learner:
+            q = q.where(User.email == learner.strip().lower())
+        if problem:
+            q = q.where(Submission.problem == problem)
         return s.execute(q.limit(limit)).all()
 
 
@@ -83,8 +116,8 @@ def listing(request: Request, v: ViewerDep, problem: str | None = Query(None, ma
             learner: str | None = Query(None, max_length=320),
             assignment: str | None = Query(None, max_length=129, description="course/assignment"),
             verdict: str | None = Query(None, max_length=4), mistake: str | None = Query(None, max_length=500),
-            case: str | None = Query(None, max_length=200)):
-    narrowed = Narrowed(assignment, verdict, mistake, case)
+            case: str | None = Query(None, max_length=200), bar: str | None = Query(None, max_length=16)):
+    narrowed = Narrowed(assignment, verdict, mistake, case, bar)
     rows = _rows(request, v, problem, learner, LIST_LIMIT, narrowed)
     names = titles(all_views())
     title = names.get(problem) if problem else None

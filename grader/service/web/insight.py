@@ -58,9 +58,11 @@ def problem_charts(ref: str, p: insight.ProblemInsight, start) -> dict:
                            mistakes, most=p.learners),
         "cases": hchart(f"{key}-cases", "Learners by the first case their Submits failed", cases[:10]),
         "attempts": histogram(f"{key}-attempts", "Learners who solved it, by Submits up to the first AC",
-                              [(b.label, b.learners) for b in p.attempts]),
+                              [(b.label, b.learners) for b in p.attempts],
+                              [submissions_link(ref, key, bar=f"attempts:{i}") for i in range(len(p.attempts))]),
         "time": histogram(f"{key}-time", "Learners who solved it, by the time from their first Submit to the first AC",
-                          [(b.label, b.learners) for b in p.time_to_ac]),
+                          [(b.label, b.learners) for b in p.time_to_ac],
+                          [submissions_link(ref, key, bar=f"time:{i}") for i in range(len(p.time_to_ac))]),
         "timeline": column_chart(f"{key}-timeline", "Learners with an accepted Submit over time",
                                  p.timeline.ticks, p.timeline.due, start, p.learners,
                                  submissions_link(ref, key, verdict="AC")),
@@ -79,7 +81,8 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
     ref = f"{course.slug}/{a.slug}"
     charts = {p.problem: problem_charts(ref, p, a.opens_at) for p in ins.problems}
     scores = histogram("scores", "Learners by share of the points possible",
-                       [(b.label, b.learners) for b in ins.scores])
+                       [(b.label, b.learners) for b in ins.scores],
+                       [submissions_link(ref, bar=f"score:{i}") for i in range(len(ins.scores))])
     everything = column_chart("all-timeline", "Learners with every problem accepted, over time", ins.timeline.ticks,
                               ins.timeline.due, a.opens_at, ins.learners, None)
     return render(request, "insight.html", viewer=v, course=course, a=a, ins=ins, charts=charts, scores=scores,
