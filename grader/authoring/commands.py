@@ -8,7 +8,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator, TypeVar
 
 import click
 
@@ -16,6 +16,8 @@ from ..common.exits import EXIT_OK, EXIT_VERDICT
 from ..common.exits import fail as _fail
 from ..common.verdicts import Visibility
 from ..problem import ProblemError, find_problem, problem_folder, problems_root
+
+T = TypeVar("T")
 
 
 def load_problem_or_exit(problem_id: str):
@@ -37,6 +39,37 @@ def _visibility(public: bool, hidden: bool) -> Visibility:
     if public and hidden:
         _fail("choose one of --public and --hidden")
     return "public" if public else "hidden"
+
+
+def _in_order(ids: list[str], jobs: int, mutants: bool, work: Callable[[str, Any], T]) -> Iterator[tuple[str, T]]:
+    """``work(pid, session)`` for each of ``ids``, ``jobs`` at a time, yielded in the order
+    of ``ids``. With ``mutants``, each job has a mutation worker of its own (one JAX
+    process, used by one problem at a time); else ``session`` is None."""
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..authoring.mutation import MutationSession
+
+    sessions: "queue.Queue[MutationSession]" = queue.Queue()
+
+    def run(pid: str) -> T:
+        session = sessions.get() if mutants else None
+        try:
+            return work(pid, session)
+        finally:
+            if session is not None:
+                sessions.put(session)
+
+    with contextlib.ExitStack() as stack:
+        for _ in range(min(jobs, len(ids)) if mutants else 0):
+            sessions.put(stack.enter_context(MutationSession()))
+        executor = stack.enter_context(ThreadPoolExecutor(max(1, min(jobs, len(ids)))))
+        for pid, future in [(pid, executor.submit(run, pid)) for pid in ids]:
+            yield pid, future.result()
+
+
+JOBS = click.option("--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
+                    help="Problems worked on at once (with the mutation analysis, each with a worker of its own).")
 
 
 @click.command("add-case")
@@ -116,8 +149,7 @@ def generate(problem_id: str, count: int, seed: int, public: bool, hidden: bool,
 @click.argument("problem_ids", nargs=-1)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading submissions in parallel.")
-@click.option("--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
-              help="Problems proved at once (with --mutants, each with a mutation worker of its own).")
+@JOBS
 @click.option("--no-submissions", is_flag=True, help="Skip grading the files under submissions/.")
 @click.option("--mutants", is_flag=True, help="Also grade the reference's mutants; a hole in the suite fails.")
 @click.option("--fresh", is_flag=True,
@@ -128,11 +160,9 @@ def validate(problem_ids: tuple[str, ...], workers: int, jobs: int, no_submissio
     A problem proved before, with nothing it depends on changed since, is not proved
     again (``--fresh`` proves it anyway). Problems are proved ``--jobs`` at a time and
     reported in order."""
-    import queue
     import time
-    from concurrent.futures import ThreadPoolExecutor
 
-    from ..authoring.mutation import MutationSession, print_table, table_rows
+    from ..authoring.mutation import print_table, table_rows
     from ..authoring.proofs import Proof, ProofStore, proof_key
     from ..authoring.validate import print_finding, validate_problem
     from ..problem import all_problem_ids
@@ -147,39 +177,26 @@ def validate(problem_ids: tuple[str, ...], workers: int, jobs: int, no_submissio
     ids = list(folders) or _fail(f"no problems under {problems_root()}")
     store = ProofStore()
     started = time.monotonic()
-    # A mutation worker is one JAX process: one per problem proved at once, each used by one
-    # problem at a time.
-    sessions: "queue.Queue[MutationSession]" = queue.Queue()
 
-    def prove(pid: str) -> tuple[Proof, bool]:
+    def prove(pid: str, session) -> tuple[Proof, bool]:
         """The problem's proof, and whether it was kept from an earlier run."""
         corpus = None if no_submissions else folders[pid].parent.parent / "submissions" / pid
         key = proof_key(folders[pid], corpus, mutants)
         kept = None if fresh else store.get(pid, key)
         if kept is not None:
             return kept, True
-        session = sessions.get() if mutants else None
-        try:
-            _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
-            row = table_rows(session.analyses[-1:])[0] if session is not None and session.analyses else None
-            if session is not None:
-                session.analyses.clear()
-        finally:
-            if session is not None:
-                sessions.put(session)
+        _, findings = validate_problem(folders[pid], pool, not no_submissions, mutation=session)
+        row = table_rows(session.analyses[-1:])[0] if session is not None and session.analyses else None
+        if session is not None:
+            session.analyses.clear()
         proof = Proof(key, findings, row)
         store.put(pid, proof)
         return proof, False
 
     failed = 0
     rows: list[tuple[list[str], bool]] = []
-    with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(Pool(workers))
-        for _ in range(min(jobs, len(ids)) if mutants else 0):
-            sessions.put(stack.enter_context(MutationSession()))
-        executor = stack.enter_context(ThreadPoolExecutor(min(jobs, len(ids))))
-        for pid, future in [(pid, executor.submit(prove, pid)) for pid in ids]:
-            proof, kept = future.result()
+    with Pool(workers) as pool:
+        for pid, (proof, kept) in _in_order(ids, jobs, mutants, prove):
             con.print(f"[bold]{pid}[/bold]")
             if kept:
                 con.print("  (proved before, and nothing it depends on changed since: kept; --fresh proves it again)")
@@ -255,13 +272,13 @@ def suite() -> None:
                    "suites. Keep it out of the package and the repository.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Sandboxes grading the corpus in parallel.")
+@JOBS
 @click.option("--no-mutants", is_flag=True,
               help="Gate on the corpus alone, without comparing the suites' mutant kills (faster, weaker).")
-def draw(problem_ids: tuple[str, ...], folder: str, workers: int, no_mutants: bool) -> None:
+def draw(problem_ids: tuple[str, ...], folder: str, workers: int, jobs: int, no_mutants: bool) -> None:
     """Draw each problem's hidden suite from the deployment's secret; a suite drawn for the
     problem's current revision is kept. Exit status 1 when a problem has no suite that
     passed the strength gate."""
-    from ..authoring.mutation import MutationSession
     from ..authoring.suites import draw_suite
     from ..problem import all_problem_ids
     from ..problem.suite import SuiteError, SuiteStore, load_secret
@@ -274,14 +291,18 @@ def draw(problem_ids: tuple[str, ...], folder: str, workers: int, no_mutants: bo
     store = SuiteStore(Path(folder), secret)
     ids = list(problem_ids) or all_problem_ids()
     click.echo(f"suite {secret.id}")
+
+    def drawn(pid: str, session):
+        try:
+            return draw_suite(_problem(pid), secret, store, pool, session, log=lambda m: None)
+        except SuiteError as exc:
+            return exc
+
     failed = 0
-    with Pool(workers) as pool, (contextlib.nullcontext() if no_mutants else MutationSession()) as session:
-        for pid in ids:
-            problem = _problem(pid)
-            try:
-                d = draw_suite(problem, secret, store, pool, session, log=lambda m: None)
-            except SuiteError as exc:
-                click.echo(f"{pid}: {exc}")
+    with Pool(workers) as pool:
+        for pid, d in _in_order(ids, jobs, not no_mutants, drawn):
+            if isinstance(d, SuiteError):
+                click.echo(f"{pid}: {d}")
                 failed += 1
                 continue
             kills = f", mutants killed: shipped {d.killed[0]}, drawn {d.killed[1]}" if d.killed else ""
