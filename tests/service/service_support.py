@@ -63,6 +63,26 @@ def make_user(url: str, email: str, instructor: bool = False, password: str | No
         db.close()
 
 
+def add_assignment(s, problems, slug: str = "hw", credit: str = "partial"):
+    """A course (``ml``) with an assignment open from a day ago to a day ahead on
+    ``problems``, written in session ``s``; the assignment."""
+    from datetime import datetime, timedelta, timezone
+
+    from grader.service.core.models import Assignment, AssignmentProblem, Course
+
+    now = datetime.now(timezone.utc)
+    course = Course(slug="ml", title="ML", created_at=now)
+    s.add(course)
+    s.flush()
+    a = Assignment(course_id=course.id, slug=slug, title=slug, opens_at=now - timedelta(days=1),
+                   due_at=now + timedelta(days=1), late_until=None, late_penalty=0.0, credit=credit, created_at=now)
+    s.add(a)
+    s.flush()
+    for i, pid in enumerate(problems):
+        s.add(AssignmentProblem(assignment_id=a.id, problem=pid, position=i, weight=1.0))
+    return a
+
+
 class Server:
     """`python -m grader serve` in a process of its own; ``kill()`` is kill -9."""
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from service_support import P1, make_user
+from service_support import P1, add_assignment, make_user
 from sqlalchemy import delete, select, update
 
-from grader.service.core.models import (Assignment, AssignmentProblem, Course, Extension, Membership, Submission, User,
+from grader.service.core.models import (Assignment, AssignmentProblem, Extension, Membership, Submission, User,
                                         utcnow)
 from grader.service.domain import insight_cache
 from grader.service.queue import jobs
@@ -34,19 +34,10 @@ def db(db_url):
 def _class(db) -> int:
     """A course with one learner and an assignment on P1; the assignment's id."""
     make_user(db.url, "l@example.org", course=None)
-    now = utcnow()
     with db.write() as s:
-        course = Course(slug="c", title="C", created_at=now)
-        s.add(course)
-        s.flush()
-        a = Assignment(course_id=course.id, slug="a", title="A", opens_at=now - timedelta(days=1),
-                       due_at=now + timedelta(days=1), late_until=None, late_penalty=0.0, credit="accepted",
-                       created_at=now)
-        s.add(a)
-        s.flush()
-        s.add(AssignmentProblem(assignment_id=a.id, problem=P1, position=0, weight=1.0))
+        a = add_assignment(s, (P1,), credit="accepted")
         uid = s.scalar(select(User.id).where(User.email == "l@example.org"))
-        s.add(Membership(course_id=course.id, user_id=uid, role="learner", created_at=now))
+        s.add(Membership(course_id=a.course_id, user_id=uid, role="learner", created_at=utcnow()))
         return a.id
 
 

@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from service_support import P1, Server, corpus, make_user, post, problem_copy, sqlite_url, wait_done
+from service_support import P1, Server, add_assignment, corpus, make_user, post, problem_copy, sqlite_url, wait_done
 
 P2 = "value_and_grad_loss"
 
@@ -37,25 +37,12 @@ def _fresh(tmp_path, warm: bool, copy: bool, workers: int = 1, assign: tuple[str
 
 
 def _open_assignment(url: str, problems: tuple[str, ...]) -> None:
-    from datetime import datetime, timedelta, timezone
-
-    from grader.service.core.models import Assignment, AssignmentProblem, Course
     from grader.service.server import open_database
 
     db = open_database(url)
     try:
-        now = datetime.now(timezone.utc)
         with db.write() as s:
-            course = Course(slug="ml", title="ML", created_at=now)
-            s.add(course)
-            s.flush()
-            a = Assignment(course_id=course.id, slug="hw", title="hw", opens_at=now - timedelta(days=1),
-                           due_at=now + timedelta(days=1), late_until=None, late_penalty=0.0, credit="partial",
-                           created_at=now)
-            s.add(a)
-            s.flush()
-            for i, pid in enumerate(problems):
-                s.add(AssignmentProblem(assignment_id=a.id, problem=pid, position=i, weight=1.0))
+            add_assignment(s, problems)
     finally:
         db.close()
 
