@@ -131,7 +131,8 @@ class SubmissionCredit(Base):
     Submit then. A Submit with none is practice."""
 
     __tablename__ = "submission_credits"
-    __table_args__ = (Index("ix_submission_credits_assignment", "assignment_id"),)
+    # The class insight and the scores read an assignment's credits from this index alone.
+    __table_args__ = (Index("ix_submission_credits_counted", "assignment_id", "submission_pk", "late"),)
 
     submission_pk: Mapped[int] = mapped_column(ForeignKey("submissions.pk", ondelete="CASCADE"), primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True)
