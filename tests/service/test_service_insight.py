@@ -258,6 +258,9 @@ def test_a_mistakes_link_lists_exactly_the_submits_that_made_it(site):
             assert emails == who, (chart, emails)
             sent = sum(1 for name in who for problem, _ in CLASS[name] if chart == "scores" or problem == P1)
             assert len(re.findall(r'<tr data-sub="', listed)) == sent, chart
+        several = page.get("/submissions", params={"assignment": "ml/hw", "problem": P1,
+                                                   "case": "example_1 example_2"}).text
+        assert len(re.findall(r'<tr data-sub="', several)) == 5 and "one of" in several  # 2 + 3 Submits
         for bogus in ("bogus:1", "attempts:99", "score:x", "time:1"):  # time:1 without a problem: no learner
             listed = page.get("/submissions", params={"assignment": "ml/hw", "bar": bogus}).text
             assert not re.findall(r'<tr data-sub="', listed), bogus

@@ -25,13 +25,14 @@ from .report_view import report_view
 router = APIRouter(include_in_schema=False)
 LIST_LIMIT = 200
 HISTORY_LIMIT = 10
+MAX_CASES = 200  # case ids one list is narrowed to
 
 
 @dataclass(frozen=True)
 class Narrowed:
     """What the class insight's bars link to: the Submits that count for an assignment
     (``course/slug``), of one verdict, that made one named mistake, whose first failing
-    case was one case, or of the learners behind one bar of a distribution (``bar``:
+    case was one of ``case`` (ids, space apart), or of the learners behind one bar of a distribution (``bar``:
     ``attempts:I``, ``time:I`` or ``score:I``, the I-th bar, ``insight.learners_behind``)."""
     assignment: str | None = None
     verdict: str | None = None
@@ -74,10 +75,11 @@ class Narrowed:
                        .where(Course.slug == self.assignment.partition("/")[0],
                               Assignment.slug == self.assignment.partition("/")[2]))
             where.append(Submission.pk.in_(counted))
-        for column, value in ((Submission.verdict, self.verdict), (Submission.mistake, self.mistake),
-                              (Submission.failed_case, self.case)):
+        for column, value in ((Submission.verdict, self.verdict), (Submission.mistake, self.mistake)):
             if value:
                 where.append(column == value)
+        if self.case:  # a situation's bar names every case behind it, space apart
+            where.append(Submission.failed_case.in_(self.case.split()[:MAX_CASES]))
         if self.bar:
             # A bar names learners of one assignment: without it (or with a bar that is not
             # one) nobody is behind it. The viewer still sees only the Submits theirs to see.
@@ -116,7 +118,7 @@ def listing(request: Request, v: ViewerDep, problem: str | None = Query(None, ma
             learner: str | None = Query(None, max_length=320),
             assignment: str | None = Query(None, max_length=129, description="course/assignment"),
             verdict: str | None = Query(None, max_length=4), mistake: str | None = Query(None, max_length=500),
-            case: str | None = Query(None, max_length=200), bar: str | None = Query(None, max_length=16)):
+            case: str | None = Query(None, max_length=4000), bar: str | None = Query(None, max_length=16)):
     narrowed = Narrowed(assignment, verdict, mistake, case, bar)
     rows = _rows(request, v, problem, learner, LIST_LIMIT, narrowed)
     names = titles(all_views())

@@ -5,7 +5,8 @@ author gave them (hidden ones too: instructors only); for the assignment, the sc
 distribution. Each chart is SVG drawn here, its bars linking to the Submits behind them,
 with its figures as a table under it; the API's ``/insight`` gives the same figures as
 JSON and CSV. A course's page puts its assignments in a row each, linked to theirs. And a
-member's own progress in a course: what they solved, their Submits, the mistakes they fixed."""
+member's own progress in a course: what they solved, their Submits, the mistakes they fixed,
+and the class's solve rate per problem when the course's instructors chose to show it."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -15,7 +16,7 @@ from fastapi import APIRouter, Request
 from ..domain import assignments as asg
 from ..domain import courses as co
 from ..domain import insight, insight_cache
-from ..domain.progress import own_progress
+from ..domain.progress import class_solved, own_progress
 from .charts import column_chart, hchart, histogram
 from .pages import ctx, PageError, render, ViewerDep
 from .problem_view import all_views, sentence_html
@@ -43,11 +44,10 @@ def problem_charts(ref: str, p: insight.ProblemInsight, start) -> dict:
     mistakes = [(m.text, [(m.fixed, "fixed", f"{m.fixed} fixed it"), (m.learners - m.fixed, "made", "not fixed yet")],
                  f"{m.learners} ({m.fixed} fixed)", submissions_link(ref, key, mistake=m.text),
                  f"{_plural(m.learners, 'learner')} made it, {m.fixed} fixed it: {m.text}") for m in p.mistakes]
-    # A bar links to its Submits when one case is behind it; the table links each case.
+    # A bar links to the Submits of every case behind it; the table links each case too.
     cases = [(f"{c.label} ({'hidden' if c.hidden else 'public'})", [(c.learners, "hidden" if c.hidden else "public",
                                                                       _plural(c.learners, "learner"))],
-              f"{c.learners} ({_plural(c.submits, 'Submit')})",
-              submissions_link(ref, key, case=c.cases[0]) if len(c.cases) == 1 else None,
+              f"{c.learners} ({_plural(c.submits, 'Submit')})", submissions_link(ref, key, case=" ".join(c.cases)),
               f"{c.label}: first failing case of {_plural(c.submits, 'Submit')} by {_plural(c.learners, 'learner')}")
              for c in p.cases]
 
@@ -105,11 +105,14 @@ def course_insight_page(request: Request, slug: str, v: ViewerDep):
 
 @router.get("/courses/{slug}/progress")
 def progress_page(request: Request, slug: str, v: ViewerDep):
-    """A member's own progress in the course (nobody else's)."""
+    """A member's own progress in the course (nobody else's but, when its instructors
+    chose to show it, the share of the class who solved each problem)."""
     with ctx(request).db.read() as s:
         try:
             course = co.course_for(s, v.who, slug, teach=False)
         except LookupError:
             raise PageError(404, "No such course of yours.") from None
         rows = own_progress(s, course, v.who.user_id)
-    return render(request, "progress.html", viewer=v, course=course, rows=rows, titles=titles(all_views()))
+        shown = class_solved(s, course, [p.problem for p in rows]) if course.show_class_progress else None
+    return render(request, "progress.html", viewer=v, course=course, rows=rows, shown=shown,
+                  titles=titles(all_views()))
