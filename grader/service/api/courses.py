@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from ..domain import courses as co
 from ..domain.accounts import AccountError, change_password, use_password_link
@@ -35,6 +35,17 @@ class CourseOut(BaseModel):
     slug: str
     title: str
     role: Literal["learner", "instructor"] = Field(description="yours in it")
+
+
+class CourseSettingsIn(Strict):
+    show_class_progress: StrictBool = Field(
+        description="its learners' progress shows, per problem, the share of the class who solved it")
+
+
+class CourseSettingsOut(BaseModel):
+    slug: str
+    title: str
+    show_class_progress: bool
 
 
 class InvitationIn(Strict):
@@ -127,6 +138,16 @@ def create(body: CourseIn, who: CurrentInstructor, c: ContextDep):
 def mine(who: CurrentUser, c: ContextDep):
     with c.db.read() as s:
         return [CourseOut(slug=r.slug, title=r.title, role=r.role) for r in co.courses_of(s, who.user_id)]
+
+
+@router.patch("/courses/{slug}", response_model=CourseSettingsOut, responses=errors(401, 403, 404, 422))
+def settings(body: CourseSettingsIn, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
+    """What its instructors choose: ``show_class_progress`` (off until turned on) lets
+    its learners' progress show, per problem, the share of the class who solved it."""
+    with c.db.write() as s:
+        course = course_or_404(s, who, slug)
+        course.show_class_progress = body.show_class_progress
+        return CourseSettingsOut(slug=course.slug, title=course.title, show_class_progress=course.show_class_progress)
 
 
 def _invitation_out(row: Invitation, code: str | None = None, link: str | None = None) -> InvitationOut:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..domain import assignments as asg
 from ..domain import insight, insight_cache
-from ..domain.progress import own_progress
+from ..domain.progress import class_solved, own_progress
 from ..core.csv_io import Cell, write_csv
 from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
 from .schemas import errors
@@ -239,14 +239,28 @@ class OwnProblemOut(BaseModel):
     attempts_to_ac: int | None = Field(description="your Submits up to and including your first AC")
     fixed: list[str] = Field(description="mistakes the judge named in your Submits, an accepted one coming after")
     not_fixed: list[str] = Field(description="mistakes named in your Submits with no accepted one after them yet")
+    class_solved_share: float | None = Field(
+        description="the share of the course's learners with an accepted Submit that counts for it; null unless "
+                    "the course's instructors chose to show it")
+    class_solved: int | None = Field(description="how many of the course's learners solved it; null as above")
+    class_learners: int | None = Field(description="the course's learners; null as above")
 
 
 @router.get("/courses/{slug}/progress", response_model=list[OwnProblemOut], responses=errors(401, 404, 422))
 def progress(who: CurrentUser, c: ContextDep, slug: str = SLUG):
     """Your own progress in the course: per problem of its assignments, what you solved,
-    your Submits, and the mistakes you fixed. Never anyone else's."""
+    your Submits, and the mistakes you fixed. Of anyone else, only the class's solve rate
+    per problem, when the course's instructors chose to show it."""
     with c.db.read() as s:
         course = course_or_404(s, who, slug, teach=False)
         rows = own_progress(s, course, who.user_id)
-    return [OwnProblemOut(problem=p.problem, submits=p.submits, solved=p.solved, attempts_to_ac=p.attempts_to_ac,
-                          fixed=p.fixed, not_fixed=p.open) for p in rows]
+        shown = class_solved(s, course, [p.problem for p in rows]) if course.show_class_progress else {}
+    out = []
+    for p in rows:
+        cls = shown.get(p.problem)
+        out.append(OwnProblemOut(problem=p.problem, submits=p.submits, solved=p.solved,
+                                 attempts_to_ac=p.attempts_to_ac, fixed=p.fixed, not_fixed=p.open,
+                                 class_solved_share=cls.share if cls else None,
+                                 class_solved=cls.solved if cls else None,
+                                 class_learners=cls.learners if cls else None))
+    return out

@@ -2,7 +2,9 @@
 solved it, their Submits and how many it took to the first AC, and the mistakes the
 judge named in their Submits, each fixed (an accepted Submit came after it) or not yet.
 It reads only the learner's own Submits that count for an assignment of the course, and
-says nothing of anyone else."""
+says nothing of anyone else; only when the course's instructors chose to show it
+(``Course.show_class_progress``) does ``class_solved`` give, per problem, how many of the
+course's learners solved it, as the class insight counts them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from ..core.models import Assignment, AssignmentProblem, Course, Submission, SubmissionCredit
+from ..core.models import Assignment, AssignmentProblem, Course, Membership, Submission, SubmissionCredit
 
 
 @dataclass
@@ -56,3 +58,33 @@ def own_progress(s: Session, course: Course, user_id: int) -> list[OwnProblem]:
         p = out[pid]
         (p.fixed if last_ac.get(pid, 0) > first else p.open).append(text)
     return list(out.values())
+
+
+@dataclass(frozen=True)
+class ClassSolved:
+    """The whole class on one problem: two counts, never who."""
+    solved: int  # the course's learners with an accepted Submit for it
+    learners: int  # the course's learners
+
+    @property
+    def share(self) -> float:
+        return self.solved / self.learners if self.learners else 0.0
+
+
+def class_solved(s: Session, course: Course, problems: list[str]) -> dict[str, ClassSolved]:
+    """Per problem, the course's learners with an accepted Submit that counts for an
+    assignment of the course that has the problem: what the class insight counts as
+    solved, across the course's assignments (a learner once however many)."""
+    learners = select(Membership.user_id).where(Membership.course_id == course.id, Membership.role == "learner")
+    total = int(s.scalar(select(func.count()).select_from(learners.subquery())) or 0)
+    credited = (select(SubmissionCredit.submission_pk)
+                .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
+                .join(AssignmentProblem, AssignmentProblem.assignment_id == Assignment.id)
+                .where(Assignment.course_id == course.id, AssignmentProblem.problem == Submission.problem))
+    rows = s.execute(select(Submission.problem, func.count(Submission.user_id.distinct()))
+                     .where(Submission.kind == "submit", Submission.verdict == "AC",
+                            Submission.problem.in_(problems), Submission.user_id.in_(learners),
+                            credited.where(SubmissionCredit.submission_pk == Submission.pk).exists())
+                     .group_by(Submission.problem)).all()
+    solved = {pid: int(n) for pid, n in rows}
+    return {pid: ClassSolved(solved.get(pid, 0), total) for pid in problems}

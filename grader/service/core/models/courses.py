@@ -13,6 +13,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -29,6 +30,9 @@ class Course(Base):
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     title: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The instructors' choice: whether its learners' progress pages show, per problem, the
+    # share of the class who solved it (nothing else of anyone else, either way).
+    show_class_progress: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Membership(Base):

@@ -1,7 +1,8 @@
 /* Forms and buttons that write through the JSON API, declared in the markup:
      <form data-api="POST /courses" data-done="reload">   named fields become the JSON body
      <button data-api="DELETE /courses/x/invitations/3" data-confirm="Revoke it?" data-done="reload">
-   A field with data-number is sent as a number, an empty one with data-optional is left out,
+   A field with data-number is sent as a number, one with data-bool as true or false (its
+   value "true" or not), an empty one with data-optional is left out,
    and a hidden field with data-from-hash takes the text after "#" in the address (secrets
    travel there: a browser never sends it to the server, so no log holds it). data-done says
    what success does: "reload", "go:/path" (its "{field}" parts filled from the answer),
@@ -125,6 +126,7 @@
         v = Number(v);
         if (!isFinite(v)) bad = f.name + " is a number";
       }
+      if (f.dataset.bool !== undefined) v = v === "true";
       data[f.name] = v;
     });
     // A list of objects: each checked [data-item=NAME] row gives one, from its [data-key] fields.
