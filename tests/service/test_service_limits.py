@@ -114,7 +114,7 @@ def test_rejudge_requeues_stale_submits_behind_the_learners_keeping_their_verdic
     stale = _done_row(server.db_url, "bob@example.org", "an-old-version", "WA")
     fresh = _done_row(server.db_url, "bob@example.org", current, "AC")
     r = teacher.post(f"/problems/{P1}/rejudge")
-    assert r.json() == {"problem": P1, "problem_version": current, "requeued": 1}
+    assert r.json() == {"problem": P1, "problem_version": current, "requeued": 1, "suite": None}
     view = teacher.get(f"/submissions/{stale}").json()
     assert (view["status"], view["verdict"], view["problem_version"]) == ("queued", "WA", "an-old-version")
     depth = teacher.get("/queue").json()["depth"]

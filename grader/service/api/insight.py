@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Path, Response
 from pydantic import BaseModel, Field
 
 from ..domain import assignments as asg
-from ..domain import insight, insight_cache
+from ..domain import course_insight, insight, insight_cache
 from ..domain.progress import class_solved, own_progress
 from ..core.csv_io import Cell, write_csv
 from .deps import ContextDep, course_or_404, CurrentInstructor, CurrentUser
@@ -195,11 +195,11 @@ class CourseInsightOut(BaseModel):
                                                       "at most ten")
 
 
-def _top(m: insight.ProblemMistake) -> TopMistakeOut:
+def _top(m: course_insight.ProblemMistake) -> TopMistakeOut:
     return TopMistakeOut(problem=m.problem, text=m.text, learners=m.learners, submits=m.submits)
 
 
-def course_insight_out(course_slug: str, ins: insight.CourseInsight) -> CourseInsightOut:
+def course_insight_out(course_slug: str, ins: course_insight.CourseInsight) -> CourseInsightOut:
     return CourseInsightOut(course=course_slug, learners=ins.learners, mistakes=[_top(m) for m in ins.mistakes],
                             assignments=[AssignmentRowOut(
                                 assignment=x.assignment.slug, title=x.assignment.title, due_at=x.assignment.due_at,

@@ -5,7 +5,7 @@ had an accepted Submit after it), the verdict mix, the share of learners who sol
 Submits and time to the first AC, the first failing cases (by the label the problem's
 author gave their situation, ``problem.labels``: grouped here, not in SQL), learners with
 an AC over time (late apart), and the assignment's score distribution by the gradebook's
-scores. For a course, each assignment in a row (``course_insight``).
+scores. A course's, each assignment in a row, is ``course_insight``'s.
 
 It counts what the gradebook counts: the Submits that count for the assignment
 (``SubmissionCredit``) of the course's learners, on its problems, graded and not IE.
@@ -25,7 +25,7 @@ from . import assignments as asg
 from ...problem import Problem, ProblemError, find_problem
 from ...problem.corpus import misread_sentences
 from ...problem.labels import case_labels
-from ..core.models import Assignment, Course, Membership, Submission, SubmissionCredit, UTCDateTime, utcnow
+from ..core.models import Assignment, Membership, Submission, SubmissionCredit, UTCDateTime, utcnow
 
 # The verdicts in the order a chart shows them; IE never counts (the judge's failure).
 VERDICTS = ("AC", "WA", "RJ", "CE", "RE", "TLE", "MLE", "OLE")
@@ -126,7 +126,7 @@ def _first_ac(c) -> Select:
             .group_by(c.c.user_id, c.c.problem))
 
 
-def _verdicts(s: Session, c, by: dict[str, ProblemInsight]) -> None:
+def verdict_mix(s: Session, c, by: dict[str, ProblemInsight]) -> None:
     rows = s.execute(select(c.c.problem, c.c.verdict, func.count(), func.count(c.c.user_id.distinct()))
                      .group_by(c.c.problem, c.c.verdict)).all()
     for pid, verdict, submits, learners in rows:
@@ -138,7 +138,7 @@ def _verdicts(s: Session, c, by: dict[str, ProblemInsight]) -> None:
         p.verdicts = {v: p.verdicts.get(v, (0, 0)) for v in VERDICTS}
 
 
-def _mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
+def named_mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
     made = (select(c.c.user_id, c.c.problem, c.c.mistake, func.min(c.c.pk).label("first"),
                    func.count().label("n")).where(c.c.mistake.is_not(None))
             .group_by(c.c.user_id, c.c.problem, c.c.mistake).subquery())
@@ -324,8 +324,8 @@ def assignment_insight(s: Session, a: Assignment, now: datetime | None = None) -
     learners = len(rows)
     by = {p.problem: ProblemInsight(p.problem, p.weight, learners) for p in problems}
     c = counted(a, list(by))
-    _verdicts(s, c, by)
-    _mistakes(s, c, by)
+    verdict_mix(s, c, by)
+    named_mistakes(s, c, by)
     _cases(s, c, by)
     solves = _solves(s, c)
     for p in by.values():
@@ -343,69 +343,3 @@ def assignment_insight(s: Session, a: Assignment, now: datetime | None = None) -
     return AssignmentInsight(a, learners, possible, list(by.values()),
                              score_bars([r.points / possible if possible else 0.0 for r in rows]),
                              timeline(a, complete, now))
-
-
-# The course's page: a row per assignment, and the mistakes most learners made.
-TOP_MISTAKES = 3
-TOP_COURSE_MISTAKES = 10
-
-
-@dataclass(frozen=True)
-class ProblemMistake:
-    problem: str
-    text: str
-    learners: int
-    submits: int
-
-
-@dataclass
-class AssignmentSummary:
-    """One assignment in a row: who solved each problem, and its commonest mistakes."""
-    assignment: Assignment
-    learners: int
-    problems: list[ProblemInsight]  # solved, attempted and mistakes only
-    mistakes: list[ProblemMistake]  # the ``TOP_MISTAKES`` made by most learners
-
-
-@dataclass
-class CourseInsight:
-    learners: int
-    assignments: list[AssignmentSummary]
-    mistakes: list[ProblemMistake]  # across every assignment, most learners first
-
-
-def _course_learners(course_id: int):
-    return select(Membership.user_id).where(Membership.course_id == course_id, Membership.role == "learner")
-
-
-def course_mistakes(s: Session, course_id: int, top: int = TOP_COURSE_MISTAKES) -> list[ProblemMistake]:
-    """The named mistakes in the Submits that count for any of the course's assignments,
-    a learner and a Submit counted once however many assignments it counts for."""
-    counts = (select(Submission.pk).join(SubmissionCredit, SubmissionCredit.submission_pk == Submission.pk)
-              .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
-              .where(Assignment.course_id == course_id))
-    rows = s.execute(select(Submission.problem, Submission.mistake, func.count(Submission.user_id.distinct()),
-                            func.count())
-                     .where(Submission.pk.in_(counts), Submission.kind == "submit", Submission.mistake.is_not(None),
-                            Submission.verdict.is_not(None), Submission.verdict != "IE",
-                            Submission.user_id.in_(_course_learners(course_id)))
-                     .group_by(Submission.problem, Submission.mistake)).all()
-    found = [ProblemMistake(p, str(text), int(n), int(k)) for p, text, n, k in rows]
-    return sorted(found, key=lambda m: (-m.learners, -m.submits, m.problem, m.text))[:top]
-
-
-def course_insight(s: Session, course: Course) -> CourseInsight:
-    """Per assignment of ``course`` (by due time), its learners, who solved each problem and
-    the mistakes most of them made; and the course's commonest mistakes."""
-    learners = int(s.scalar(select(func.count()).select_from(_course_learners(course.id).subquery())) or 0)
-    out = CourseInsight(learners, [], course_mistakes(s, course.id))
-    for a in asg.of_course(s, course):
-        by = {p.problem: ProblemInsight(p.problem, p.weight, learners) for p in asg.problems_of(s, a)}
-        if by:
-            c = counted(a, list(by))
-            _verdicts(s, c, by)
-            _mistakes(s, c, by)
-        made = [ProblemMistake(p.problem, m.text, m.learners, m.submits) for p in by.values() for m in p.mistakes]
-        top = sorted(made, key=lambda m: (-m.learners, -m.submits, m.problem, m.text))[:TOP_MISTAKES]
-        out.assignments.append(AssignmentSummary(a, learners, list(by.values()), top))
-    return out

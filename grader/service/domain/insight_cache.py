@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from . import assignments as asg
+from . import course_insight as course_rows
 from . import insight
 from ..core.models import Assignment, Course, Extension, Membership, Submission, utcnow
 
@@ -76,10 +77,10 @@ def assignment_insight(s: Session, a: Assignment, now: datetime | None = None) -
     return replace(found, assignment=a)  # this request's row, never a row of an ended session
 
 
-def course_insight(s: Session, course: Course, now: datetime | None = None) -> insight.CourseInsight:
-    """``insight.course_insight``, kept while nothing it counts changed."""
+def course_insight(s: Session, course: Course, now: datetime | None = None) -> course_rows.CourseInsight:
+    """``course_insight.course_insight``, kept while nothing it counts changed."""
     rows = asg.of_course(s, course)
     key = ("course", course.id, _version(s, course.id, rows, now or utcnow()))
-    found = _kept_or(key, lambda: insight.course_insight(s, course))
+    found = _kept_or(key, lambda: course_rows.course_insight(s, course))
     # The key holds the rows' columns in order, so the kept summaries are these rows', in turn.
     return replace(found, assignments=[replace(x, assignment=a) for x, a in zip(found.assignments, rows)])
