@@ -1,9 +1,13 @@
 """The class insight's figures kept between requests (grader/service/domain/insight_cache.py),
-on SQLite and PostgreSQL: a second read with nothing changed is the kept figures; a grade
-recorded since (a rejudge's too), a learner who joined, an extension, a change to the
-assignment each has them counted again, so kept figures never outlive what they count."""
+on SQLite and PostgreSQL: a second read with nothing changed is the kept figures, fresh; a
+grade recorded since (a rejudge's too), a learner who joined or left, an extension, a
+change to the assignment each has the kept figures served at once as not fresh while they
+are counted again in the background, once; the next read gets the new ones. Requests with
+nothing kept wait for one count between them."""
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -54,10 +58,21 @@ def _grade(db, aid: int, verdict: str) -> str:
     return sub_id
 
 
-def _read(db, aid: int):
+def _figures(db, aid: int):
     with db.read() as s:
-        a = s.get(Assignment, aid)
-        return insight_cache.assignment_insight(s, a)
+        return insight_cache.assignment_insight(s, s.get(Assignment, aid))
+
+
+def _read(db, aid: int):
+    """The figures once they are fresh: a stale answer first, then the background count's."""
+    first = _figures(db, aid)
+    deadline = time.monotonic() + 60
+    found = first
+    while not found.fresh:
+        assert time.monotonic() < deadline, "the background count never replaced the stale figures"
+        time.sleep(0.05)
+        found = _figures(db, aid)
+    return found.value
 
 
 def _solved(ins) -> int:
@@ -67,9 +82,29 @@ def _solved(ins) -> int:
 def test_a_second_read_with_nothing_changed_is_the_kept_figures(db):
     aid = _class(db)
     _grade(db, aid, "WA")
-    first, second = _read(db, aid), _read(db, aid)
-    assert second.problems is first.problems  # kept, not counted again
-    assert [m.text for m in second.problems[0].mistakes] == [HINT]
+    first, second = _figures(db, aid), _figures(db, aid)
+    assert first.fresh and second.fresh and second.value.problems is first.value.problems  # not counted again
+    assert second.counted_at == first.counted_at
+    assert [m.text for m in second.value.problems[0].mistakes] == [HINT]
+
+
+def test_after_a_change_the_kept_figures_are_served_at_once_not_fresh_until_counted_again(db):
+    aid = _class(db)
+    _grade(db, aid, "WA")
+    kept = _figures(db, aid)
+    _grade(db, aid, "AC")
+    stale = _figures(db, aid)
+    assert not stale.fresh and stale.value.problems is kept.value.problems and stale.counted_at == kept.counted_at
+    assert _solved(_read(db, aid)) == 1  # the background count's
+
+
+def test_requests_with_nothing_kept_wait_for_one_count_between_them(db):
+    aid = _class(db)
+    _grade(db, aid, "WA")
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: _figures(db, aid), range(4)))
+    assert all(g.fresh for g in got)
+    assert len({id(g.value.problems) for g in got}) == 1  # one count, whoever asked first
 
 
 def test_a_grade_recorded_since_has_the_figures_counted_again(db):

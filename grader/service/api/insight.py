@@ -87,6 +87,9 @@ class InsightOut(BaseModel):
     problems: list[ProblemInsightOut]
     scores: list[BarOut] = Field(description="learners by share of the points possible, as the gradebook scores")
     accepted_over_time: TimelineOut = Field(description="learners with every problem accepted")
+    counted_at: datetime = Field(description="when these figures were counted")
+    fresh: bool = Field(description="false: grades (or learners, extensions, the assignment) changed since they were "
+                                    "counted, and newer figures are being counted: ask again in a moment")
 
 
 def _bars(bars: list[insight.Bar]) -> list[BarOut]:
@@ -111,9 +114,10 @@ def _problem(p: insight.ProblemInsight) -> ProblemInsightOut:
         attempts_to_ac=_bars(p.attempts), time_to_ac=_bars(p.time_to_ac), accepted_over_time=_timeline(p.timeline))
 
 
-def insight_out(course_slug: str, ins: insight.AssignmentInsight) -> InsightOut:
-    a = ins.assignment
+def insight_out(course_slug: str, figures: insight_cache.Figures[insight.AssignmentInsight]) -> InsightOut:
+    ins, a = figures.value, figures.value.assignment
     return InsightOut(course=course_slug, assignment=a.slug, title=a.title, learners=ins.learners,
+                      counted_at=figures.counted_at, fresh=figures.fresh,
                       points_possible=ins.possible, problems=[_problem(p) for p in ins.problems],
                       scores=_bars(ins.scores), accepted_over_time=_timeline(ins.timeline))
 
@@ -193,14 +197,20 @@ class CourseInsightOut(BaseModel):
     assignments: list[AssignmentRowOut] = Field(description="by due time")
     mistakes: list[TopMistakeOut] = Field(description="across the course's assignments, most learners first, "
                                                       "at most ten")
+    counted_at: datetime = Field(description="when these figures were counted")
+    fresh: bool = Field(description="false: grades (or learners, extensions, the assignment) changed since they were "
+                                    "counted, and newer figures are being counted: ask again in a moment")
 
 
 def _top(m: course_insight.ProblemMistake) -> TopMistakeOut:
     return TopMistakeOut(problem=m.problem, text=m.text, learners=m.learners, submits=m.submits)
 
 
-def course_insight_out(course_slug: str, ins: course_insight.CourseInsight) -> CourseInsightOut:
+def course_insight_out(course_slug: str,
+                       figures: insight_cache.Figures[course_insight.CourseInsight]) -> CourseInsightOut:
+    ins = figures.value
     return CourseInsightOut(course=course_slug, learners=ins.learners, mistakes=[_top(m) for m in ins.mistakes],
+                            counted_at=figures.counted_at, fresh=figures.fresh,
                             assignments=[AssignmentRowOut(
                                 assignment=x.assignment.slug, title=x.assignment.title, due_at=x.assignment.due_at,
                                 learners=x.learners, mistakes=[_top(m) for m in x.mistakes],

@@ -77,7 +77,8 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
             a = asg.find(s, course, assignment)
         except LookupError:
             raise PageError(404, "No such assignment in a course you teach.") from None
-        ins = insight_cache.assignment_insight(s, a)
+        figures = insight_cache.assignment_insight(s, a)
+    ins = figures.value
     ref = f"{course.slug}/{a.slug}"
     charts = {p.problem: problem_charts(ref, p, a.opens_at) for p in ins.problems}
     scores = histogram("scores", "Learners by share of the points possible",
@@ -85,7 +86,8 @@ def insight_page(request: Request, slug: str, assignment: str, v: ViewerDep):
                        [submissions_link(ref, bar=f"score:{i}") for i in range(len(ins.scores))])
     everything = column_chart("all-timeline", "Learners with every problem accepted, over time", ins.timeline.ticks,
                               ins.timeline.due, a.opens_at, ins.learners, None)
-    return render(request, "insight.html", viewer=v, course=course, a=a, ins=ins, charts=charts, scores=scores,
+    return render(request, "insight.html", viewer=v, course=course, a=a, ins=ins, figures=figures, charts=charts,
+                  scores=scores,
                   everything=everything, titles=titles(all_views()), sentence=sentence_html,
                   link=lambda problem, **narrowed: submissions_link(ref, problem, **narrowed))
 
@@ -99,8 +101,9 @@ def course_insight_page(request: Request, slug: str, v: ViewerDep):
             course = co.course_for(s, v.who, slug, teach=True)
         except LookupError:
             raise PageError(404, "No such course that you teach.") from None
-        ins = insight_cache.course_insight(s, course)
-    return render(request, "course_insight.html", viewer=v, course=course, ins=ins, titles=titles(all_views()))
+        figures = insight_cache.course_insight(s, course)
+    return render(request, "course_insight.html", viewer=v, course=course, ins=figures.value, figures=figures,
+                  titles=titles(all_views()))
 
 
 @router.get("/courses/{slug}/progress")

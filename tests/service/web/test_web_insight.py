@@ -57,6 +57,7 @@ def site(tmp_path_factory):
                 assert r.status_code == 202, r.text
             mark_graded(url, r.json()["id"], verdict, 3 if verdict == "AC" else 1, 3, mistake=mistake,
                         failed_case=case, failed_hidden=hidden)
+        server.tokens = tokens
         yield server
     finally:
         server.stop()
@@ -172,3 +173,24 @@ def test_in_chromium_the_charts_draw_under_the_csp_and_a_bar_leads_to_its_submit
         assert blocked == []
     finally:
         ctx.close()
+
+
+def test_the_page_says_when_its_figures_were_counted_and_that_newer_ones_are_being_counted(site, pages):
+    """Last in the module: it records one more grade."""
+    import time
+
+    path = "/courses/ml/assignments/hw/insight"
+    assert 'data-counted="fresh"' in pages["t"].get(path).text
+    with site.client(site.tokens["ann"]) as c:
+        r = c.post("/submissions", json={"problem": P2, "source": "x = 2\n", "kind": "submit"})
+    assert r.status_code == 202, r.text
+    mark_graded(site.db_url, r.json()["id"], "WA", 0, 3)
+    html = pages["t"].get(path).text  # the kept figures at once, said not to be fresh
+    assert 'data-counted="recounting"' in html and "being counted now" in html
+    assert "1 made a Submit that counts" in html.replace("<strong>", "").replace("</strong>", "")
+    deadline = time.monotonic() + 60
+    while 'data-counted="fresh"' not in (html := pages["t"].get(path).text):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    p2 = _section(html, P2).replace("<strong>", "").replace("</strong>", "")
+    assert "1 of 3 learners solved it (33%); 2 made a Submit that counts" in p2  # ann's new WA
