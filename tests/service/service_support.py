@@ -177,14 +177,26 @@ def mark_graded(url: str, sub_id: str, verdict: str, passed: int = 3, total: int
         db.close()
 
 
+def open_course(client, assignment: str, problems: dict[str, float], title: str = "Week 1") -> None:
+    """Through the API, as an instructor (``client``): course ``ml`` and an assignment open
+    from an hour ago to a day ahead on ``problems`` (id: weight)."""
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    assert client.post("/courses", json={"slug": "ml", "title": "ML"}).status_code == 201
+    r = client.post("/courses/ml/assignments", json={
+        "slug": assignment, "title": title, "opens_at": (now - timedelta(hours=1)).isoformat(),
+        "due_at": (now + timedelta(days=1)).isoformat(),
+        "problems": [{"problem": pid, "weight": w} for pid, w in problems.items()]})
+    assert r.status_code == 201, r.text
+
+
 @contextmanager
 def lti_judge(folder: Path, *args: str, url: str | None = None) -> Iterator["Server"]:
     """`grader serve --lti-config` (one worker) registered with a simulated LMS
     (lti_platform.py), both started, with course ``ml`` and its assignment ``week1``
     (P1 for 10 points, open a day) made by the instructor ``t@example.org``
     (``server.teacher``, a token); ``server.platform`` is the LMS."""
-    from datetime import datetime, timedelta, timezone
-
     from lti_platform import Platform
 
     from grader.service.lti.config import generate_key_pair
@@ -200,13 +212,8 @@ def lti_judge(folder: Path, *args: str, url: str | None = None) -> Iterator["Ser
     server.start()
     try:
         platform.start(server.base)
-        now = datetime.now(timezone.utc)
         with server.client(teacher) as t:
-            assert t.post("/courses", json={"slug": "ml", "title": "ML"}).status_code == 201
-            r = t.post("/courses/ml/assignments", json={
-                "slug": "week1", "title": "Week 1", "opens_at": (now - timedelta(hours=1)).isoformat(),
-                "due_at": (now + timedelta(days=1)).isoformat(), "problems": [{"problem": P1, "weight": 10}]})
-            assert r.status_code == 201, r.text
+            open_course(t, "week1", {P1: 10})
         server.teacher, server.platform = teacher, platform  # type: ignore[attr-defined]
         yield server
     finally:

@@ -4,15 +4,13 @@ sends the hidden field as a JSON boolean, with the session's CSRF token), and th
 which it is; the learner's progress page then shows it."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from browser_support import PASSWORD, log_in
-from service_support import P1, Server, make_user, sqlite_url
+from service_support import P1, Server, make_user, open_course, sqlite_url
 
 pytestmark = pytest.mark.browser
 
-NOW = datetime.now(timezone.utc)
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +20,7 @@ def site(tmp_path_factory):
     learner = make_user(url, "ann@example.org", password=PASSWORD, course=None)
     server = Server(url, "--login-limit", "100000/min", workers=0).start()
     with server.client(token) as t:
-        assert t.post("/courses", json={"slug": "ml", "title": "ML"}).status_code == 201
-        r = t.post("/courses/ml/assignments", json={
-            "slug": "hw", "title": "Week 1", "opens_at": (NOW - timedelta(hours=1)).isoformat(),
-            "due_at": (NOW + timedelta(days=1)).isoformat(), "problems": [{"problem": P1, "weight": 1}]})
-        assert r.status_code == 201, r.text
+        open_course(t, "hw", {P1: 1})
         code = t.post("/courses/ml/invitations", json={}).json()["code"]
     with server.client(learner) as c:
         assert c.post("/join", json={"code": code}).status_code == 200
