@@ -140,7 +140,7 @@ def mine(who: CurrentUser, c: ContextDep):
         return [CourseOut(slug=r.slug, title=r.title, role=r.role) for r in co.courses_of(s, who.user_id)]
 
 
-@router.patch("/courses/{slug}", response_model=CourseSettingsOut, responses=errors(401, 403, 404, 422))
+@router.patch("/courses/{slug}", response_model=CourseSettingsOut, responses=errors(400, 401, 403, 404, 422))
 def settings(body: CourseSettingsIn, who: CurrentInstructor, c: ContextDep, slug: str = SLUG):
     """What its instructors choose: ``show_class_progress`` (off until turned on) lets
     its learners' progress show, per problem, the share of the class who solved it."""
