@@ -14,7 +14,10 @@ from sqlalchemy.orm import Session
 from ...problem import ProblemError, find_problem
 from ...problem.catalogue import content_hash
 from ..queue import rejudge, views
+from ..domain import assignments as asg
+from ..domain import courses as co
 from ..domain import insight
+from ..domain.accounts import Principal
 from ..domain.trust import submission_seen_by
 from ..core.models import DETAIL_COLUMNS, Assignment, Course, Submission, SubmissionCredit, User, utcnow
 from .pages import ctx, PageError, render, Viewer, ViewerDep
@@ -32,8 +35,9 @@ MAX_CASES = 200  # case ids one list is narrowed to
 class Narrowed:
     """What the class insight's bars link to: the Submits that count for an assignment
     (``course/slug``), of one verdict, that made one named mistake, whose first failing
-    case was one of ``case`` (ids, space apart), or of the learners behind one bar of a distribution (``bar``:
-    ``attempts:I``, ``time:I`` or ``score:I``, the I-th bar, ``insight.learners_behind``)."""
+    case was one of ``case`` (ids, space apart), or of the learners behind one bar of a
+    distribution (``bar``: ``attempts:I``, ``time:I`` or ``score:I``, the I-th bar,
+    ``insight.learners_behind``)."""
     assignment: str | None = None
     verdict: str | None = None
     mistake: str | None = None
@@ -43,10 +47,14 @@ class Narrowed:
     def __bool__(self) -> bool:
         return any((self.assignment, self.verdict, self.mistake, self.case, self.bar))
 
-    def _assignment(self, s: Session) -> Assignment | None:
+    def _taught(self, s: Session, who: Principal) -> Assignment | None:
+        """The assignment, if ``who`` teaches its course: counting who is behind a bar is
+        work (the scores of a whole class), done for its instructors alone."""
         course, _, slug = (self.assignment or "").partition("/")
-        return s.scalar(select(Assignment).join(Course, Course.id == Assignment.course_id)
-                        .where(Course.slug == course, Assignment.slug == slug))
+        try:
+            return asg.find(s, co.course_for(s, who, course, teach=True), slug)
+        except LookupError:
+            return None
 
     def _bar(self) -> tuple[insight.Distribution, int] | None:
         chart, _, index = (self.bar or "").partition(":")
@@ -66,14 +74,14 @@ class Narrowed:
                   "score": [f"a score of {b.label}" for b in insight.score_bars([])]}[chart]
         return labels[i] if i < len(labels) else None
 
-    def where(self, s: Session, problem: str | None) -> list[ColumnElement[bool]]:
+    def where(self, s: Session, problem: str | None, who: Principal) -> list[ColumnElement[bool]]:
         where: list[ColumnElement[bool]] = []
         if self.assignment:
+            course, _, slug = self.assignment.partition("/")
             counted = (select(SubmissionCredit.submission_pk)
                        .join(Assignment, Assignment.id == SubmissionCredit.assignment_id)
                        .join(Course, Course.id == Assignment.course_id)
-                       .where(Course.slug == self.assignment.partition("/")[0],
-                              Assignment.slug == self.assignment.partition("/")[2]))
+                       .where(Course.slug == course, Assignment.slug == slug))
             where.append(Submission.pk.in_(counted))
         for column, value in ((Submission.verdict, self.verdict), (Submission.mistake, self.mistake)):
             if value:
@@ -81,11 +89,11 @@ class Narrowed:
         if self.case:  # a situation's bar names every case behind it, space apart
             where.append(Submission.failed_case.in_(self.case.split()[:MAX_CASES]))
         if self.bar:
-            # A bar names learners of one assignment: without it (or with a bar that is not
-            # one) nobody is behind it. The viewer still sees only the Submits theirs to see.
-            bar, a = self._bar(), self._assignment(s) if self.assignment else None
-            who = insight.learners_behind(s, a, problem, *bar) if bar and a else set()
-            where.append(Submission.user_id.in_(sorted(who)))
+            # A bar names learners of one assignment its viewer teaches: without it (or with
+            # a bar that is not one) nobody is behind it.
+            bar, a = self._bar(), self._taught(s, who) if self.assignment else None
+            behind = insight.learners_behind(s, a, problem, *bar) if bar and a else set()
+            where.append(Submission.user_id.in_(sorted(behind)))
         return where
 
 
@@ -93,7 +101,7 @@ def _rows(request: Request, v: Viewer, problem: str | None, learner: str | None,
           narrowed: Narrowed = Narrowed()):
     with ctx(request).db.read() as s:
         q = (select(Submission, User.email).join(User, User.id == Submission.user_id)
-             .where(submission_seen_by(v.who), *narrowed.where(s, problem)).order_by(Submission.pk.desc()))
+             .where(submission_seen_by(v.who), *narrowed.where(s, problem, v.who)).order_by(Submission.pk.desc()))
         if v.instructor and learner:
             q = q.where(User.email == learner.strip().lower())
         if problem:

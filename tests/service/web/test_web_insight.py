@@ -137,6 +137,15 @@ def test_a_bars_link_lists_the_submits_behind_it(pages):
     assert len(re.findall(r'<tr data-sub="', pages["t"].get(each.replace("&amp;", "&")).text)) == 1
 
 
+def test_a_bar_counts_its_learners_for_the_courses_instructors_alone(pages):
+    """ann is behind P1's "2 Submits" bar, yet her own list narrowed to it is empty: who is
+    behind a bar is counted (the work of a class's scores) for its instructors only."""
+    narrowed = {"assignment": "ml/hw", "problem": P1, "bar": "attempts:1"}
+    assert len(re.findall(r'<tr data-sub="', pages["t"].get("/submissions", params=narrowed).text)) == 2
+    assert not re.findall(r'<tr data-sub="', pages["ann"].get("/submissions", params=narrowed).text)
+    assert re.findall(r'<tr data-sub="', pages["ann"].get("/submissions", params={"problem": P1}).text)
+
+
 def test_the_assignment_page_links_to_it_for_the_courses_instructors_alone(pages):
     link = 'href="/courses/ml/assignments/hw/insight"'
     assert link in pages["t"].get("/courses/ml/assignments/hw").text
