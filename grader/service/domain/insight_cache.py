@@ -117,9 +117,9 @@ def _figures(s: Session, slot: tuple, version: tuple, count: Callable[[Session],
     with _lock:
         kept = _kept.get(slot)
     if kept is None:  # the count it waited for failed: count here, as the first would have
-        value = count(s)
-        _keep(slot, version, value, utcnow())
-        return Figures(value, utcnow(), True)
+        value, counted_at = count(s), utcnow()
+        _keep(slot, version, value, counted_at)
+        return Figures(value, counted_at, True)
     return Figures(kept.value, kept.counted_at, kept.version == version)
 
 
