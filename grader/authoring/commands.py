@@ -4,11 +4,10 @@ The command line (``grader.cli``) adds them to ``grader``; they share its exit s
 convention (0 fine, 1 a failed verdict or check, 2 bad input)."""
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Callable
 
 import click
 
@@ -16,8 +15,7 @@ from ..common.exits import EXIT_OK, EXIT_VERDICT
 from ..common.exits import fail as _fail
 from ..common.verdicts import Visibility
 from ..problem import ProblemError, find_problem, problem_folder, problems_root
-
-T = TypeVar("T")
+from .parallel import in_order
 
 
 def load_problem_or_exit(problem_id: str):
@@ -39,33 +37,6 @@ def _visibility(public: bool, hidden: bool) -> Visibility:
     if public and hidden:
         _fail("choose one of --public and --hidden")
     return "public" if public else "hidden"
-
-
-def _in_order(ids: list[str], jobs: int, mutants: bool, work: Callable[[str, Any], T]) -> Iterator[tuple[str, T]]:
-    """``work(pid, session)`` for each of ``ids``, ``jobs`` at a time, yielded in the order
-    of ``ids``. With ``mutants``, each job has a mutation worker of its own (one JAX
-    process, used by one problem at a time); else ``session`` is None."""
-    import queue
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..authoring.mutation import MutationSession
-
-    sessions: "queue.Queue[MutationSession]" = queue.Queue()
-
-    def run(pid: str) -> T:
-        session = sessions.get() if mutants else None
-        try:
-            return work(pid, session)
-        finally:
-            if session is not None:
-                sessions.put(session)
-
-    with contextlib.ExitStack() as stack:
-        for _ in range(min(jobs, len(ids)) if mutants else 0):
-            sessions.put(stack.enter_context(MutationSession()))
-        executor = stack.enter_context(ThreadPoolExecutor(max(1, min(jobs, len(ids)))))
-        for pid, future in [(pid, executor.submit(run, pid)) for pid in ids]:
-            yield pid, future.result()
 
 
 JOBS = click.option("--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
@@ -196,7 +167,7 @@ def validate(problem_ids: tuple[str, ...], workers: int, jobs: int, no_submissio
     failed = 0
     rows: list[tuple[list[str], bool]] = []
     with Pool(workers) as pool:
-        for pid, (proof, kept) in _in_order(ids, jobs, mutants, prove):
+        for pid, (proof, kept) in in_order(ids, jobs, mutants, prove):
             con.print(f"[bold]{pid}[/bold]")
             if kept:
                 con.print("  (proved before, and nothing it depends on changed since: kept; --fresh proves it again)")
@@ -300,7 +271,7 @@ def draw(problem_ids: tuple[str, ...], folder: str, workers: int, jobs: int, no_
 
     failed = 0
     with Pool(workers) as pool:
-        for pid, d in _in_order(ids, jobs, not no_mutants, drawn):
+        for pid, d in in_order(ids, jobs, not no_mutants, drawn):
             if isinstance(d, SuiteError):
                 click.echo(f"{pid}: {d}")
                 failed += 1

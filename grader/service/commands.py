@@ -116,9 +116,10 @@ def _rate(value: str):
 @click.option("--no-warm", is_flag=True,
               help="Do not build every problem's tables (probe, misconceptions, XLA cache) while the workers are "
                    "idle; a grade then builds what it needs itself, and its hints what its feedback budget allows.")
-@click.option("--suite", "suite_dir", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
-              help="Grade with the hidden cases this deployment drew (grader suite draw --suite DIR), never the "
-                   "shipped ones; every problem must have its drawn suite.")
+@click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Grade with the hidden cases this deployment draws from its secret (DIR/secret, created at the "
+                   "first start), never the shipped ones. A problem without a suite drawn for its revision is drawn "
+                   "at start (grader suite draw --suite DIR does it beforehand); its submissions wait until then.")
 def serve(**options: Any) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     config = _service_config(options)
@@ -134,21 +135,17 @@ def serve(**options: Any) -> None:
 
 
 def _use_suite(folder: Path) -> None:
-    """Every grade from now on uses the deployment's drawn suites; a problem without one
-    stops the start, with the command that draws it."""
-    from ..problem import ProblemError, all_problem_ids, find_problem
+    """Every grade from now on uses the deployment's drawn suites. The secret is created at
+    the first start; a problem without a suite for its revision is drawn by the server in
+    the background (``queue.drawing``), its submissions waiting in line until then."""
     from ..problem.catalogue import use_suite
+    from ..problem.suite import SuiteError, load_secret
 
+    try:
+        load_secret(folder / "secret", create=True)
+    except (SuiteError, OSError) as exc:
+        _fail(str(exc))
     use_suite(folder)
-    missing = []
-    for pid in all_problem_ids():
-        try:
-            find_problem(pid)
-        except ProblemError as exc:
-            missing.append(f"  {exc}")
-    if missing:
-        _fail("these problems have no drawn suite in " + str(folder) + ":\n" + "\n".join(missing)
-              + f"\ndraw them with: grader suite draw --suite {folder}")
 
 
 def _refuse_stripped() -> None:

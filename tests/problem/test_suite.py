@@ -218,17 +218,6 @@ def test_a_process_using_a_suite_refuses_a_problem_it_has_not_drawn(tmp_path):
     assert find_problem("value_and_grad_loss").suite is None
 
 
-def test_serve_with_a_suite_refuses_to_start_while_a_problem_has_no_drawn_suite(tmp_path):
-    from grader.problem.suite import load_secret
-
-    load_secret(tmp_path / "secret", create=True)
-    r = subprocess.run([sys.executable, "-m", "grader", "serve", "--suite", str(tmp_path), "--db",
-                        f"sqlite:///{tmp_path / 'db.sqlite3'}", "--workers", "0"],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode == 2 and "have no drawn suite" in r.stderr and "grader suite draw --suite" in r.stderr
-    assert not (tmp_path / "db.sqlite3").exists()  # refused before anything started
-
-
 def _stripped(tmp_path, pid: str, name: str | None = None):
     """A copy of ``pid``'s folder as a package built without hidden cases holds it: its plan
     file, no cases/hidden/."""

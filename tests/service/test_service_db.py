@@ -301,6 +301,17 @@ def test_a_claim_never_takes_a_row_that_used_its_attempts(db):
     assert jobs.claim(db, "w1", max_attempts=3) is None
 
 
+def test_a_claim_takes_no_row_of_a_problem_it_is_told_to_skip_and_leaves_them_in_line(db):
+    uid = _user(db)
+    with db.write() as s:
+        waiting = jobs.enqueue(s, uid, "global_norm_clipping", "submit", "x = 1", "0" * 64).id
+        other = jobs.enqueue(s, uid, P1, "submit", "x = 2", "0" * 64).id
+    reaper.register(db, "inst", ["w1"])
+    assert jobs.claim(db, "w1", skip=["global_norm_clipping"]).id == other
+    assert jobs.claim(db, "w1", skip=["global_norm_clipping"]) is None
+    assert jobs.claim(db, "w1").id == waiting  # claimable again once no longer skipped
+
+
 def test_a_queued_row_that_used_its_attempts_is_finished_as_ie_and_refunded(db):
     uid = _user(db)
     limits = Quotas(run=Rate(2, 3600.0))

@@ -1,14 +1,19 @@
 """A live server that grades with a drawn suite (`grader serve --suite DIR`): instructors
 read which suite grades (`/api/v1/queue`, the queue page, the rejudge section of the
 submissions page); a new draw grades from the next grade on, and the Submits graded
-before it keep their verdicts until an instructor rejudges the problem."""
+before it keep their verdicts until an instructor rejudges the problem. A problem the
+folder has no suite for is drawn at the server's start, its Submits waiting for it."""
 from __future__ import annotations
 
+import json
 import re
+import time
+from datetime import datetime
 
+import httpx
 from service_support import P1, Server, corpus, logged_in, make_user, post, sqlite_url, wait_done
 
-from support import drawn_suite
+from support import SUBMISSIONS, drawn_suite
 
 SRC = corpus("accepted/flat_norm.py")
 PASSWORD = "a long enough password"
@@ -57,5 +62,70 @@ def test_the_server_names_its_suite_and_a_new_draw_grades_from_the_next_grade_an
             assert (report["verdict"], report["suite"], report["total"]) == ("AC", second, public + 3)
             again = wait_done(a, post(a, SRC, "submit").json()["id"])["report"]
             assert (again["suite"], again["total"]) == (second, public + 3)
+    finally:
+        server.stop()
+
+
+LATE = "global_norm_clipping"  # a small corpus: its real draw, the whole gate, takes seconds
+
+
+def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_for_it(tmp_path):
+    from grader.problem import all_problem_ids, find_problem
+    from grader.problem.suite import SuiteStore, load_secret, plan
+
+    folder = tmp_path / "suite"
+    for pid in all_problem_ids():  # stand-ins for the others: the whole catalogue's draw takes minutes
+        if pid != LATE:
+            drawn_suite(folder, find_problem(pid), pid, keep=2)
+    secret = load_secret(folder / "secret")
+    late = find_problem(LATE)
+    url = sqlite_url(tmp_path)
+    make_user(url, "teacher@example.org", instructor=True, password=PASSWORD)
+    ann = make_user(url, "ann@example.org", password=PASSWORD)
+    server = Server(url, "--suite", str(folder), workers=1).start()
+    try:
+        with server.client(ann) as a, server.client(make_user(url, "bob@example.org")) as b, \
+                logged_in(server.base, "ann@example.org", PASSWORD) as page, \
+                logged_in(server.base, "teacher@example.org", PASSWORD) as teacher:
+            source = (SUBMISSIONS / LATE / "accepted" / "tree_map_linalg_norm.py").read_text()
+            waiting = post(a, source, "submit", problem=LATE).json()["id"]
+            other = wait_done(b, post(b, SRC, "submit").json()["id"])  # another problem is graded meanwhile
+            panel = page.get(f"/submissions/{waiting}/panel").text
+            queue = teacher.get("/queue").text
+            health = httpx.get(server.base + "/healthz").json()
+            assert health["warming"].get(LATE) == "suite", "the draw ended before the test looked"
+            assert not health["ready"] and httpx.get(server.base + "/readyz").status_code == 503
+            assert other["report"]["verdict"] == "AC"
+            assert "still drawing this problem's hidden cases" in panel
+            assert "drawing its hidden suite" in queue
+
+            done = wait_done(a, waiting, timeout=600)
+            report = done["report"]
+            assert (report["verdict"], report["suite"]) == ("AC", secret.id)
+            assert report["total"] == len(late.public_cases()) + len(plan(late))
+            record = SuiteStore(folder, secret).folder(late) / "suite.json"
+            started = datetime.fromisoformat(done["started_at"]).timestamp()
+            assert started >= record.stat().st_mtime - 0.01  # claimed only once its suite was drawn
+            doc = json.loads(record.read_text())
+            assert doc["passed"] and doc["killed"][1] >= doc["killed"][0] > 0  # the whole gate ran
+            deadline = time.time() + 120
+            while httpx.get(server.base + "/readyz").status_code != 200 and time.time() < deadline:
+                time.sleep(0.5)
+            assert httpx.get(server.base + "/readyz").status_code == 200
+    finally:
+        server.stop()
+    log = server.output()
+    assert f"{LATE}: suite {secret.id} drawn" in log and secret.value.hex() not in log
+
+
+def test_serve_with_a_suite_creates_its_secret_at_the_first_start_readable_by_its_owner_alone(tmp_path):
+    from grader.problem.suite import load_secret
+
+    folder = tmp_path / "deployment"
+    server = Server(sqlite_url(tmp_path), "--suite", str(folder), workers=0).start()
+    try:
+        secret = folder / "secret"
+        assert load_secret(secret).id and secret.stat().st_mode & 0o777 == 0o600  # a valid secret, its owner's alone
+        assert secret.read_text().strip() not in server.output()
     finally:
         server.stop()

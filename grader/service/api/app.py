@@ -128,10 +128,10 @@ def create_app(config: ServiceConfig, db, workers) -> ASGIApp:
     def health() -> HealthOut:
         ok_db = db.ping()
         alive = workers.alive()
-        ready = workers.warming.ready()  # before the list: a ready answer never lists a probe still to build
+        ready = workers.ready()  # before the list: a ready answer never lists a probe still to build
         return HealthOut(ok=ok_db and alive == config.workers, database=ok_db,
                          workers={"configured": config.workers, "alive": alive}, engine=config.engine,
-                         sandbox=workers.sandbox_info, warming=workers.warming.pending(), ready=ready,
+                         sandbox=workers.sandbox_info, warming=workers.pending(), ready=ready,
                          version=__version__)
 
     @app.get("/healthz", response_model=HealthOut, tags=["health"], responses={503: {"model": HealthOut}})
@@ -143,8 +143,9 @@ def create_app(config: ServiceConfig, db, workers) -> ASGIApp:
 
     @app.get("/readyz", response_model=HealthOut, tags=["health"], responses={503: {"model": HealthOut}})
     def readyz():
-        """As ``/healthz``, but 503 until every problem's probe table is built too: from
-        then on a problem's first Run waits for nothing its hundredth does not."""
+        """As ``/healthz``, but 503 until every hidden suite the server draws at start is
+        drawn and every problem's probe table is built too: from then on a problem's first
+        Run waits for nothing its hundredth does not."""
         body = health()
         return JSONResponse(body.model_dump(), status_code=200 if body.ok and body.ready else 503)
 

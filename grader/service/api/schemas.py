@@ -245,11 +245,13 @@ class HealthOut(BaseModel):
     workers: dict[str, int]
     engine: str
     sandbox: dict[str, Any] | None = Field(description="layers active in the latest grade (or the warm-up)")
-    warming: dict[str, Literal["probe", "hint", "cache"]] = Field(
-        default_factory=dict, description="problems whose tables idle workers have not all built yet, most-submitted "
-        "first, each with the phase it is in: its dependence probe table (a grade waits for it), its misconception "
-        "hints (a grade may say a hint may follow), XLA's cache for eager code")
-    ready: bool = Field(description="every problem's probe table is built, and the misconception hints of the "
+    warming: dict[str, Literal["suite", "probe", "hint", "cache"]] = Field(
+        default_factory=dict, description="problems not ready yet, most-submitted first, each with the phase it is "
+        "in: its hidden suite being drawn (serve --suite; its submissions wait in line), its dependence probe table "
+        "(a grade waits for it), its misconception hints (a grade may say a hint may follow), XLA's cache for eager "
+        "code")
+    ready: bool = Field(description="every hidden suite the server draws is drawn (or failed), every problem's "
+                                    "probe table is built, and the misconception hints of the "
                                     "problems in use (those of assignments not yet closed; else every problem): no "
                                     "grade waits for a table, none of a problem in use says a hint may follow "
                                     "(/readyz answers "

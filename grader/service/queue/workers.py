@@ -9,13 +9,14 @@ import logging
 import threading
 import time
 import uuid
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
 from ...problem import ProblemError, find_problem
 from . import jobs, reaper
 from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
+from .drawing import Drawing
 from .warming import Warming, in_use, most_used_first
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     from ...sandbox.host import Pool
 
 log = logging.getLogger("grader.service")
+
+# What a problem not ready yet waits for: its drawn suite, then the warming's phases.
+StartPhase = Literal["suite", "probe", "hint", "cache"]
 
 
 class Workers:
@@ -39,6 +43,8 @@ class Workers:
         self._sandboxes: list = []
         self._client: Client | None = None  # with --engine dask
         self.warming = Warming([])  # local workers: every problem, from start (see ``start``)
+        self.drawing: Drawing | None = None  # with --suite: the suites still to draw (see ``start``)
+        self._drawn = threading.Event()  # every draw ended and the warming it waited for is planned
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
         self.on_change: Callable[..., None] = lambda sub_id=None: None  # a row changed status (None: any)
@@ -50,24 +56,28 @@ class Workers:
         self.reaped = self.reap()
         if self.config.workers == 0:
             return
+        from ...problem import all_problem_ids
+        from ...problem.catalogue import suite_in_use
+
+        folder = suite_in_use()
+        order = most_used_first(self.db, all_problem_ids())
+        if folder is not None:
+            self.drawing = Drawing(folder, order, jobs=self.config.workers, sandboxes=self.config.workers)
         if self.config.engine == "dask":
             from distributed import Client
 
             self._client = Client(self.config.scheduler, timeout="30s")
             grade = self._grade_dask
         else:
-            from ...problem import all_problem_ids
             from ...sandbox.host import Pool
 
-            if self.config.warm_idle:
-                # Until ready every worker warms; after it, with two workers or more, one is
-                # always free to grade.
-                order = most_used_first(self.db, all_problem_ids())
-                self.warming = Warming(order, background=max(1, self.config.workers - 1),
-                                       in_use=in_use(self.db, order), before_ready=self.config.workers)
             self._pool = Pool(self.config.workers)
             self._sandboxes = list(self._pool.sandboxes)
             grade = None
+        draws = threading.Thread(target=self._draw_then_plan_warming, args=(order, grade is None),
+                                 name="drawing", daemon=True)
+        draws.start()
+        self._threads.append(draws)
         for wid in self.ids:
             t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
             t.start()
@@ -99,6 +109,35 @@ class Workers:
             self._pool.close()
         if self._client is not None:
             self._client.close()
+
+    def _draw_then_plan_warming(self, order: list[str], local: bool) -> None:
+        """The suites still to draw, then the warming of every problem (its tables are
+        built from the hidden cases it grades with, so after its draw)."""
+        try:
+            if self.drawing is not None:
+                self.drawing.run(self._stop)
+                self.wake()  # the submissions that waited for a draw are claimable now
+            if local and self.config.warm_idle and not self._stop.is_set():
+                # Until ready every worker warms; after it, with two workers or more, one is
+                # always free to grade.
+                self.warming = Warming(order, background=max(1, self.config.workers - 1),
+                                       in_use=in_use(self.db, order), before_ready=self.config.workers)
+        except Exception:
+            log.exception("drawing the suites or planning the warming failed")
+        finally:
+            self._drawn.set()
+
+    def pending(self) -> dict[str, StartPhase]:
+        """The problems not ready yet, each with its phase: ``suite`` while its hidden
+        suite is being drawn, then the warming's."""
+        out: dict[str, StartPhase] = dict.fromkeys(self.drawing.pending() if self.drawing else [], "suite")
+        for pid, phase in self.warming.pending().items():
+            out.setdefault(pid, phase)
+        return out
+
+    def ready(self) -> bool:
+        """Every suite drawn and every table readiness waits for built."""
+        return (self.config.workers == 0 or self._drawn.is_set()) and self.warming.ready()
 
     def wake(self) -> None:
         """A row was enqueued: idle workers claim now instead of at their next poll."""
@@ -179,7 +218,8 @@ class Workers:
         try:
             while not self._stop.is_set():
                 try:
-                    job = jobs.claim(self.db, wid, self.config.max_attempts)
+                    waiting = self.drawing.pending() if self.drawing is not None else ()
+                    job = jobs.claim(self.db, wid, self.config.max_attempts, skip=waiting)
                 except Exception:
                     log.exception("worker %s: claim failed", wid)
                     job = None

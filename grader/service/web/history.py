@@ -166,10 +166,12 @@ def _report(sub: Submission, v: Viewer, view: str):
     return (report_view(data, sub.kind, sub.source) if data else None), full
 
 
-def _warming(request: Request, problem: str) -> bool:
-    """The problem's probe table is not built yet since the server started: this grade waits for it."""
-    warming = getattr(ctx(request).workers, "warming", None)
-    return warming is not None and warming.pending().get(problem) == "probe"
+def _warming(request: Request, problem: str) -> str | None:
+    """What this grade waits for since the server started: the problem's hidden suite being
+    drawn (``suite``) or its probe table being built (``probe``); None: nothing."""
+    pending = getattr(ctx(request).workers, "pending", None)
+    phase = pending().get(problem) if pending is not None else None
+    return phase if phase in ("suite", "probe") else None
 
 
 def _panel_values(request: Request, sub: Submission, email: str, pos: int | None, v: Viewer, view: str) -> dict:
@@ -177,7 +179,7 @@ def _panel_values(request: Request, sub: Submission, email: str, pos: int | None
     age = (utcnow() - sub.queued_at).total_seconds() if sub.status == "queued" else None
     pending = sub.status != "done" or report is None
     return dict(sub=sub, email=email, position=pos, age=age, report=report, full=full, pending=pending,
-                warming=pending and _warming(request, sub.problem))
+                warming=_warming(request, sub.problem) if pending else None)
 
 
 @router.get("/submissions/{sid}/panel")
