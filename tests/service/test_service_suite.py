@@ -108,6 +108,8 @@ def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_
             assert started >= record.stat().st_mtime - 0.01  # claimed only once its suite was drawn
             doc = json.loads(record.read_text())
             assert doc["passed"] and doc["killed"][1] >= doc["killed"][0] > 0  # the whole gate ran
+            kept = json.loads((SuiteStore(folder, secret).folder(find_problem(P1)) / "suite.json").read_text())
+            assert kept["seconds"] == 0.0  # a problem drawn before the start is not drawn again
             deadline = time.time() + 120
             while httpx.get(server.base + "/readyz").status_code != 200 and time.time() < deadline:
                 time.sleep(0.5)
