@@ -92,12 +92,15 @@ def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_
             other = wait_done(b, post(b, SRC, "submit").json()["id"])  # another problem is graded meanwhile
             panel = page.get(f"/submissions/{waiting}/panel").text
             queue = teacher.get("/queue").text
+            shown = a.get(f"/problems/{LATE}").json()  # read while drawn: as shipped, counting the draw's cases
+            listed = {p["id"] for p in a.get("/problems").json()}
             health = httpx.get(server.base + "/healthz").json()
             assert health["warming"].get(LATE) == "suite", "the draw ended before the test looked"
             assert not health["ready"] and httpx.get(server.base + "/readyz").status_code == 503
             assert other["report"]["verdict"] == "AC"
             assert "still drawing this problem's hidden cases" in panel
             assert "drawing its hidden suite" in queue
+            assert shown["hidden_cases"] == len(plan(late)) and shown["examples"] and LATE in listed
 
             done = wait_done(a, waiting, timeout=600)
             report = done["report"]

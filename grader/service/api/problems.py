@@ -7,8 +7,9 @@ import dataclasses
 
 from fastapi import APIRouter, HTTPException, Path
 
-from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem
-from ...problem.catalogue import content_hash
+from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem, load_problem, problem_folder
+from ...problem.catalogue import content_hash, suite_in_use
+from ...problem.suite import SuiteError, plan
 from ...judge.contract import statement_text
 from ..domain.assignments import counts_for
 from ..web.editorial import LOCKED, document, may_read
@@ -22,15 +23,38 @@ def load(problem_id: str) -> Problem:
     if not NAME_RE.match(problem_id) or problem_id not in all_problem_ids():
         raise HTTPException(404, f"no such problem {problem_id!r}")
     try:
-        return find_problem(problem_id)
+        return readable(problem_id)
     except ProblemError as exc:
         raise HTTPException(500, f"problem {problem_id!r} is broken: {exc.detail}") from None
 
 
+def readable(problem_id: str) -> Problem:
+    """The problem to read (statement, public cases, counts): as it grades, or, on a server
+    whose suite for it is still being drawn (or could not be), as shipped: reading it
+    needs none of its hidden cases."""
+    try:
+        return find_problem(problem_id)
+    except ProblemError:
+        if suite_in_use() is None:
+            raise
+        return load_problem(problem_folder(problem_id))
+
+
+def _hidden_count(p: Problem) -> int:
+    """The hidden cases that grade ``p``; for a problem read as shipped while its suite is
+    drawn, as many as the draw repeats (installed without them, its plan says how many)."""
+    count = sum(c.hidden for c in p.cases)
+    if count or p.suite is not None or suite_in_use() is None:
+        return count
+    try:
+        return len(plan(p))
+    except SuiteError:
+        return count
+
+
 def summary(p: Problem) -> ProblemSummary:
-    public = len(p.public_cases())
     return ProblemSummary(id=p.id, title=p.meta.title, difficulty=p.meta.difficulty, tags=list(p.meta.tags),
-                          public_cases=public, hidden_cases=len(p.cases) - public)
+                          public_cases=len(p.public_cases()), hidden_cases=_hidden_count(p))
 
 
 @router.get("/problems", response_model=list[ProblemSummary], responses=errors(401))
@@ -38,7 +62,7 @@ def problems(who: CurrentUser):
     out = []
     for pid in all_problem_ids():
         try:
-            out.append(summary(find_problem(pid)))
+            out.append(summary(readable(pid)))
         except ProblemError:
             continue  # a broken problem is the authors' business (grader validate), not the learners'
     return out

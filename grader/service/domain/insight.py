@@ -13,7 +13,6 @@ Who may read it is the route's business: the course's instructors (``course_or_4
 with ``teach``), as for the scores."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
@@ -157,22 +156,33 @@ def named_mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
 
 
 # The catalogue is read once per server run (as the warmed probe tables and hints are): a
-# problem changed on disk is seen after a restart.
-@functools.lru_cache(maxsize=256)
+# problem changed on disk is seen after a restart. Only a problem found is kept: one whose
+# hidden suite the server is still drawing is found once drawn, with the drawn cases' labels.
+_found: dict[str, Problem] = {}
+
+
 def _problem(problem: str) -> Problem | None:
-    try:
-        return find_problem(problem)
-    except (ProblemError, OSError):
-        return None  # the problem left the catalogue: its Submits still count
+    if problem not in _found:
+        try:
+            _found[problem] = find_problem(problem)
+        except (ProblemError, OSError):
+            return None  # the problem left the catalogue: its Submits still count
+    return _found[problem]
 
 
-@functools.lru_cache(maxsize=256)
+_sentences: dict[str, dict[str, str]] = {}
+
+
 def _misreads(problem: str) -> dict[str, str]:
     found = _problem(problem)
-    try:
-        return misread_sentences(found) if found is not None else {}
-    except OSError:
+    if found is None:
         return {}
+    if problem not in _sentences:
+        try:
+            _sentences[problem] = misread_sentences(found)
+        except OSError:
+            return {}
+    return _sentences[problem]
 
 
 def _labels(problem: str, ids: set[str]) -> dict[str, str]:
