@@ -155,10 +155,10 @@ def named_mistakes(s: Session, c, by: dict[str, ProblemInsight]) -> None:
         p.mistakes.sort(key=lambda m: (-m.learners, -m.submits, m.text))
 
 
-# The catalogue is read once per server run (as the warmed probe tables and hints are): a
-# problem changed on disk is seen after a restart. Only a problem found is kept: one whose
-# hidden suite the server is still drawing is found once drawn, with the drawn cases' labels.
+# The catalogue is read once per server run (a change on disk is seen after a restart); only
+# a problem found is kept: one whose suite is still being drawn is found once it is drawn.
 _found: dict[str, Problem] = {}
+_sentences: dict[str, dict[str, str]] = {}
 
 
 def _problem(problem: str) -> Problem | None:
@@ -170,19 +170,14 @@ def _problem(problem: str) -> Problem | None:
     return _found[problem]
 
 
-_sentences: dict[str, dict[str, str]] = {}
-
-
 def _misreads(problem: str) -> dict[str, str]:
     found = _problem(problem)
-    if found is None:
-        return {}
-    if problem not in _sentences:
-        try:
+    try:
+        if found is not None and problem not in _sentences:
             _sentences[problem] = misread_sentences(found)
-        except OSError:
-            return {}
-    return _sentences[problem]
+    except OSError:
+        pass
+    return _sentences.get(problem, {})
 
 
 def _labels(problem: str, ids: set[str]) -> dict[str, str]:
