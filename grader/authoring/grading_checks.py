@@ -1,13 +1,15 @@
 """Validate checks that grade: the reference gets AC, and every file under
-``submissions/<problem>/<verdict>/`` gets its folder's verdict and reason."""
+``submissions/<problem>/<verdict>/`` gets its folder's verdict and reason, with a report
+fit to show (``report_checks``), and without writing to disk."""
 from __future__ import annotations
 
 from ..common.verdicts import Verdict
 from ..judge.mistakes import record
 from ..judge.pipeline import grade
 from ..judge.submission import SubmissionError, load_submission
-from ..problem.corpus import Expectation, submission_files
+from ..problem.corpus import Expectation, submission_files, submissions_root
 from .context import Validation, Finding
+from .report_checks import DiskWatch, hidden_numbers, report_faults, schema_validator
 
 NEAR_TOLERANCE = 0.9  # warn when an accepted solution uses more than 90% of a tolerance
 
@@ -32,6 +34,7 @@ def check_submissions(ctx: Validation) -> list[Finding]:
     if not files:
         return [Finding("submissions", "warn", f"no files under submissions/{p.id}/<verdict>/")]
     hidden_ids = {c.id for c in p.cases if c.hidden}
+    hidden, validator = hidden_numbers(p), schema_validator()
 
     def job(sandbox, exp: Expectation):
         # A file that must be accepted must follow every perturbation a grade could draw,
@@ -42,6 +45,10 @@ def check_submissions(ctx: Validation) -> list[Finding]:
             return exp, exc
 
     out: list[Finding] = []
+    if validator is None:
+        out.append(Finding("submission reports", "warn", "jsonschema is not installed (pip install "
+                           "'jaxjudge[test]'): the reports are not checked against the report schema"))
+    watch = DiskWatch.start(p, [e.path for e in files], submissions_root(p))
     for exp, graded in ctx.pool.submit_all(job, files):
         name = f"{exp.path.parent.name}/{exp.path.name}"
         ctx.log(f"  graded {name}")
@@ -49,6 +56,8 @@ def check_submissions(ctx: Validation) -> list[Finding]:
             out.append(Finding("submission verdicts", "fail", f"{name}: {graded}"))
             continue
         r = graded.report
+        out += [Finding("submission reports", "fail", f"{name}: {fault}")
+                for fault in report_faults(r.to_json(), hidden, validator)]
         if r.verdict != exp.verdict.value:
             out.append(Finding("submission verdicts", "fail", f"{name}: expected {exp.verdict.value}, got "
                                f"{r.verdict} ({r.reason}: {r.message[:200]})"))
@@ -57,6 +66,9 @@ def check_submissions(ctx: Validation) -> list[Finding]:
             out.append(Finding("submission verdicts", "fail", f"{name}: verdict {r.verdict} as expected, but the "
                                f"reason is '{r.reason}', not '{exp.reason}'"))
             continue
+        if exp.verdict is Verdict.AC and not r.passed == r.total == len(p.cases):
+            out.append(Finding("submission verdicts", "fail", f"{name}: AC, but it passed {r.passed} of {r.total} "
+                               f"cases, and the problem has {len(p.cases)}"))
         if exp.verdict is Verdict.WA and exp.hint and graded.run is not None:
             record(p, exp, graded.run)  # the misconception table, built ahead of grading
         if exp.verdict is Verdict.WA and not any(c.id in hidden_ids and c.verdict not in ("AC", "--")
@@ -68,8 +80,12 @@ def check_submissions(ctx: Validation) -> list[Finding]:
             if worst > NEAR_TOLERANCE:
                 out.append(Finding("tolerance margin", "warn", f"{name} uses {worst:.0%} of a tolerance: an accepted "
                                    f"solution is close to failing"))
+    out += [Finding("submission side effects", "fail", f"while the corpus was graded, {change}")
+            for change in watch.changes()]
     n_fail = sum(1 for f in out if f.status == "fail")
+    fits = "fits the report schema and " if validator is not None else ""
     if not n_fail:
         out.append(Finding("submission verdicts", "pass", f"all {len(files)} files under submissions/{p.id}/ get "
-                           f"their folder's verdict"))
+                           f"their folder's verdict, with a report that {fits}shows no hidden input, and write "
+                           f"nothing to disk"))
     return out

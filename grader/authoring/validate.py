@@ -122,8 +122,8 @@ CHECKS: list[Callable[[Validation], list[Finding]]] = [
 
 
 # Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
-NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "hidden cases catch mistakes", "tolerance margin", "editorial",
-                         "secret suites", "misreads")
+NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "submission reports", "submission side effects",
+                         "hidden cases catch mistakes", "tolerance margin", "editorial", "secret suites", "misreads")
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

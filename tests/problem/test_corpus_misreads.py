@@ -1,7 +1,8 @@
 """The corpus's ``# misreads:`` header (``problem/corpus.py``): how it is read, when a
 quoted sentence counts as occurring in a statement, and that every built-in wrong answer
-with a hint quotes its own problem's statement. (tests/corpus/test_corpus.py grades the
-corpus; this file's name differs because test file names are unique.)"""
+with a hint quotes its own problem's statement. (tests/corpus/test_corpus.py tests the
+checks `grader validate` makes of the corpus; this file's name differs because test file
+names are unique.)"""
 from __future__ import annotations
 
 import json
