@@ -34,7 +34,8 @@ def test_a_problem_whose_every_draw_is_refused_is_not_waited_for_and_its_grades_
     assert drawing.ready() and drawing.pending() == []
     assert drawing.failed[PID].count("expected WA, got AC") == 2
     logged = caplog.text
-    assert "draw 0 refused" in logged and "draw 1 refused" in logged and "its grades are IE" in logged
+    assert f"{PID}: draw 0: the corpus does not get its verdicts: wrong.py" in logged
+    assert f"{PID}: draw 1: the corpus" in logged and "its grades are IE" in logged
     assert drawing.secret.value.hex() not in logged
     use_suite(tmp_path / "suite")
     try:

@@ -82,11 +82,13 @@ class Drawing:
             # Installed without its hidden cases, the problem has no shipped kills to compare
             # with: the gate is its corpus alone, as ``grader suite draw --no-mutants``.
             d = draw_suite(problem, self.secret, self.store, pool, None if stripped(problem) else session,
-                           log=lambda m: log.warning("%s", m.strip()))
+                           log=lambda m: log.debug("%s", m.strip()))  # a line per corpus file graded
         except (ProblemError, SuiteError, OSError) as exc:
             self.failed[pid] = str(exc)
             log.error("%s: no suite drawn: %s", pid, exc)
             return
+        for reason in d.reasons:  # each refused draw, redrawn from the next seed
+            log.warning("%s: %s", pid, reason)
         if d.passed:
             log.warning("%s: suite %s drawn (attempt %d, %d hidden cases, mutants killed %s) in %.1f s", pid,
                         d.suite, d.attempt, len(d.ids), d.killed, d.seconds)
