@@ -154,6 +154,19 @@ def stripped(problem: Problem) -> bool:
     return problem.suite is None and not any(c.hidden for c in problem.cases) and plan_path(problem).is_file()
 
 
+def hidden_count(problem: Problem) -> int:
+    """How many hidden cases grade ``problem``: its own (shipped or drawn), or, installed
+    without them and read before its suite is drawn, as many as its plan holds (a draw
+    repeats the plan)."""
+    count = sum(c.hidden for c in problem.cases)
+    if count or problem.suite is not None:
+        return count
+    try:
+        return len(shipped_plan(problem) or [])
+    except SuiteError:
+        return 0
+
+
 def refuse_stripped(problem: Problem,
                     how: str = "grade with it (--suite DIR; in the Python API, suite=DIR)") -> Problem:
     """``problem``, unless it is stripped and has no drawn suite: then ``SuiteError``, whose

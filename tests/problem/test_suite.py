@@ -329,3 +329,14 @@ def test_grade_with_a_suite_on_a_stripped_problem_needs_no_shipped_hidden_case(t
     report = json.loads(r.stdout)
     assert r.exit_code == 0 and report["verdict"] == "AC" and report["suite"] == suite_id, r.output
     assert [c["id"] for c in report["cases"] if c["visibility"] == "hidden"] == ids
+
+
+def test_a_problem_installed_without_its_hidden_cases_counts_as_many_as_its_plan_holds(tmp_path):
+    from grader.problem import find_problem, load_problem
+    from grader.problem.suite import hidden_count, with_suite
+
+    shipped = find_problem("value_and_grad_loss")
+    bare = load_problem(_stripped(tmp_path, "value_and_grad_loss"))
+    assert hidden_count(shipped) == hidden_count(bare) == sum(c.hidden for c in shipped.cases) > 0
+    drawn = with_suite(bare, [c for c in shipped.cases if c.hidden][:2], "s")
+    assert hidden_count(drawn) == 2

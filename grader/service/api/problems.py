@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Path
 
 from ...problem import NAME_RE, Problem, ProblemError, all_problem_ids, find_problem, load_problem, problem_folder
 from ...problem.catalogue import content_hash, suite_in_use
-from ...problem.suite import SuiteError, plan
+from ...problem.suite import hidden_count
 from ...judge.contract import statement_text
 from ..domain.assignments import counts_for
 from ..web.editorial import LOCKED, document, may_read
@@ -40,21 +40,9 @@ def readable(problem_id: str) -> Problem:
         return load_problem(problem_folder(problem_id))
 
 
-def _hidden_count(p: Problem) -> int:
-    """The hidden cases that grade ``p``; for a problem read as shipped while its suite is
-    drawn, as many as the draw repeats (installed without them, its plan says how many)."""
-    count = sum(c.hidden for c in p.cases)
-    if count or p.suite is not None or suite_in_use() is None:
-        return count
-    try:
-        return len(plan(p))
-    except SuiteError:
-        return count
-
-
 def summary(p: Problem) -> ProblemSummary:
     return ProblemSummary(id=p.id, title=p.meta.title, difficulty=p.meta.difficulty, tags=list(p.meta.tags),
-                          public_cases=len(p.public_cases()), hidden_cases=_hidden_count(p))
+                          public_cases=len(p.public_cases()), hidden_cases=hidden_count(p))
 
 
 @router.get("/problems", response_model=list[ProblemSummary], responses=errors(401))

@@ -5,7 +5,6 @@ and to instructors always. The page ``/problems/ID/editorial`` and the API's
 ``GET /api/v1/problems/ID/editorial`` both answer from here."""
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, pro
 from ..domain.accounts import Principal
 from ..core.models import Submission
 from .pages import ctx, PageError, render, Viewer, ViewerDep
+from .folder_cache import FolderCache
 from .problem_view import statement_html
 
 router = APIRouter(include_in_schema=False)
@@ -56,19 +56,7 @@ def _build(pid: str, folder: Path) -> Editorial:
                      _read(p.reference_path) if p.meta.show_reference else None)
 
 
-_CACHE: dict[str, tuple[tuple, Editorial]] = {}
-_LOCK = threading.Lock()
-
-
-def _fingerprint(folder: Path) -> tuple:
-    marks: list = [str(folder.resolve())]
-    for name in ("problem.toml", "editorial.md", "reference.py"):
-        try:
-            st = (folder / name).stat()
-            marks.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            marks.append(None)
-    return tuple(marks)
+_KEPT: FolderCache[Editorial] = FolderCache(("problem.toml", "editorial.md", "reference.py"))
 
 
 def document(pid: str) -> Editorial | None:
@@ -77,16 +65,7 @@ def document(pid: str) -> Editorial | None:
     the files it reads changes."""
     if not NAME_RE.match(pid) or pid not in all_problem_ids():
         return None
-    folder = problem_folder(pid)
-    key = _fingerprint(folder)
-    with _LOCK:
-        hit = _CACHE.get(pid)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    doc = _build(pid, folder)
-    with _LOCK:
-        _CACHE[pid] = (key, doc)
-    return doc
+    return _KEPT.get(pid, problem_folder(pid), _build)
 
 
 def solved(db, user_id: int, pid: str) -> bool:

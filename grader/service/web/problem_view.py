@@ -5,13 +5,14 @@ limits and a starter stub. Built from the trusted problem folder and kept until 
 file the page shows changes (a page load must not parse every case file again)."""
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...judge.contract import HEADING, contract_section
 from ...problem import NAME_RE, ProblemError, all_problem_ids, load_problem, problem_folder
 from ...problem.meta import Meta
+from ...problem.suite import hidden_count
+from .folder_cache import FolderCache
 
 ACCEPTS = {"array": "array", "float": "number", "int": "number"}
 
@@ -260,39 +261,18 @@ def build(pid: str, folder: Path) -> ProblemView:
         limits={"time per case": f"{meta.limits.time_seconds:g} s", "loading the module":
                 f"{meta.limits.load_seconds:g} s", "memory": f"{meta.limits.memory_mb} MB",
                 "output": f"{meta.limits.output_kb} KB"},
-        requirements=requirement_words(meta), public_cases=public, hidden_cases=len(p.cases) - public,
+        requirements=requirement_words(meta), public_cases=public, hidden_cases=hidden_count(p),
         starter=starter(meta))
 
 
-_CACHE: dict[str, tuple[tuple, ProblemView]] = {}
-_LOCK = threading.Lock()
-
-
-def _fingerprint(folder: Path) -> tuple:
-    marks: list[object] = [str(folder.resolve())]
-    for rel in ("problem.toml", "statement.md", "cases/public", "cases/hidden"):
-        try:
-            st = (folder / rel).stat()
-            marks.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            marks.append(None)
-    return tuple(marks)
+_KEPT: FolderCache[ProblemView] = FolderCache(("problem.toml", "statement.md", "cases/public", "cases/hidden"))
 
 
 def problem_view(pid: str, known: list[str] | None = None) -> ProblemView | None:
     """None for an id that is not in the catalogue; ProblemError for a broken problem."""
     if not NAME_RE.match(pid) or pid not in (all_problem_ids() if known is None else known):
         return None
-    folder = problem_folder(pid)
-    key = _fingerprint(folder)
-    with _LOCK:
-        hit = _CACHE.get(pid)
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    view = build(pid, folder)
-    with _LOCK:
-        _CACHE[pid] = (key, view)
-    return view
+    return _KEPT.get(pid, problem_folder(pid), build)
 
 
 def all_views() -> list[ProblemView]:
