@@ -1,45 +1,102 @@
 """Drawing at the server's start (``service/queue/drawing.py``) fails closed: a problem
 whose every draw the strength gate refuses is no longer waited for, has no suite (so its
 grades are IE, never graded with other hidden cases), and the log names each refused
-draw's reason."""
+draw's reason; a cancelled draw (the server stopping) ends at once and leaves no suite."""
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
-from support import stripped_copy
+from support import SUBMISSIONS, stripped_copy
 
 PID = "value_and_grad_loss"
 
 
+def _bare_problem_with_a_wrong_accepted_file(tmp_path, monkeypatch) -> None:
+    """An install without the shipped hidden cases (its gate: the corpus alone) whose only
+    corpus file is a wrong answer filed as accepted: no draw can pass."""
+    from grader.problem.catalogue import PROBLEMS_ENV
+
+    stripped_copy(tmp_path / "problems", PID)
+    accepted = tmp_path / "submissions" / PID / "accepted"
+    accepted.mkdir(parents=True)
+    shutil.copy(SUBMISSIONS / PID / "wrong_answer" / "bias_left_out.py", accepted / "bias_left_out.py")
+    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path / "problems"))  # the draw's own process reads it too
+
+
+@pytest.mark.slow  # five draws, each checked case by case in a real sandbox
 def test_a_problem_whose_every_draw_is_refused_is_not_waited_for_and_its_grades_find_no_suite(tmp_path, monkeypatch,
                                                                                               caplog):
-    from grader.authoring import suites
-    from grader.authoring.context import Finding
     from grader.problem import ProblemError, find_problem
-    from grader.problem.catalogue import PROBLEMS_ENV, use_suite
+    from grader.problem.catalogue import use_suite
     from grader.service.queue.drawing import Drawing
 
-    stripped_copy(tmp_path / "problems", PID)  # no shipped kills: the gate is the corpus, refused below
-    monkeypatch.setenv(PROBLEMS_ENV, str(tmp_path / "problems"))
-    monkeypatch.setattr(suites, "MAX_ATTEMPTS", 2)
-    monkeypatch.setattr(suites, "check_submissions",
-                        lambda ctx: [Finding("submission verdicts", "fail", "wrong.py: expected WA, got AC")])
+    _bare_problem_with_a_wrong_accepted_file(tmp_path, monkeypatch)
     drawing = Drawing(tmp_path / "suite", [PID])
     assert drawing.pending() == [PID] and not drawing.ready()
     with caplog.at_level(logging.WARNING, logger="grader.service"):
-        drawing.run(threading.Event())
+        drawing.run()
     assert drawing.ready() and drawing.pending() == []
-    assert drawing.failed[PID].count("expected WA, got AC") == 2
+    assert drawing.failed[PID].startswith("FAILED")
     logged = caplog.text
-    assert f"{PID}: draw 0: the corpus does not get its verdicts: wrong.py" in logged
-    assert f"{PID}: draw 1: the corpus" in logged and "its grades are IE" in logged
-    assert drawing.secret.value.hex() not in logged
+    for attempt in range(5):
+        assert f"{PID}: draw {attempt}: the corpus does not get its verdicts: accepted/bias_left_out.py" in logged
+    assert "its grades are IE" in logged and drawing.secret.value.hex() not in logged
     use_suite(tmp_path / "suite")
     try:
         with pytest.raises(ProblemError, match="no drawn suite for this revision"):
             find_problem(PID)  # what a worker's grade loads: IE, naming the missing suite
     finally:
         use_suite(None)
+
+
+def test_a_cancelled_draw_ends_at_once_and_leaves_the_problem_without_a_suite(tmp_path, monkeypatch):
+    from grader.problem import load_problem
+    from grader.service.queue.drawing import Drawing
+
+    _bare_problem_with_a_wrong_accepted_file(tmp_path, monkeypatch)
+    drawing = Drawing(tmp_path / "suite", [PID])
+    runner = threading.Thread(target=drawing.run)
+    runner.start()
+    time.sleep(3)  # the draw's process is working
+    start = time.monotonic()
+    drawing.cancel()
+    runner.join(timeout=30)
+    assert not runner.is_alive() and time.monotonic() - start < 10
+    assert drawing.pending() == [] and PID in drawing.failed
+    assert drawing.store.manifest(load_problem(tmp_path / "problems" / PID)) is None
+
+
+def _reads(path) -> str:
+    try:
+        return path.read_bytes().decode(errors="replace")
+    except OSError:  # a process that ended meanwhile
+        return ""
+
+
+def test_a_server_stopped_while_it_draws_ends_the_draw_and_exits_within_its_grace(tmp_path):
+    import httpx
+    from service_support import Server, sqlite_url
+
+    server = Server(sqlite_url(tmp_path), "--suite", str(tmp_path / "suite"), "--shutdown-grace", "2",
+                    workers=1).start()
+    try:
+        health = httpx.get(server.base + "/healthz").json()
+        assert "suite" in health["warming"].values()  # the whole catalogue to draw: minutes
+        time.sleep(2)
+        start = time.monotonic()
+        assert server.proc is not None
+        server.proc.terminate()
+        server.proc.wait(timeout=30)
+        assert time.monotonic() - start < 15  # the grace, and no draw waited for
+    finally:
+        server.stop()
+    assert "no suite drawn: the draw ended before" in server.output()
+    left = [c for c in Path("/proc").glob("[0-9]*/cmdline") if _reads(c).find(str(tmp_path / "suite")) >= 0]
+    assert not left  # the draw's process ended with the server
+    assert not list((tmp_path / "suite").glob("*/*/*/suite.json"))  # cut short: drawn again next start

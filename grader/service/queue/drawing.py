@@ -9,38 +9,51 @@ submissions wait in line (the workers claim around them, ``jobs.claim``'s ``skip
 has ended, since each of those tables is built from the hidden cases it grades with. A
 problem whose draw fails every attempt is no longer waited for: its grades are IE, naming
 the missing suite, never graded with the shipped hidden cases. Each refused attempt and
-its reason are logged; the secret never is."""
+its reason are logged; the secret never is.
+
+The draws run in a process of their own, ``grader suite draw`` (the one way of drawing),
+whose lines say which problem is done: JAX's work stays out of the server's process, and
+a server that stops ends a draw at once (its process group) instead of waiting minutes
+for it; a draw cut short leaves no suite, so the next start draws that problem again."""
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
-from ...authoring.parallel import in_order
-from ...authoring.suites import draw_suite
 from ...problem import ProblemError, load_problem, problem_folder
 from ...problem.suite import SuiteError, SuiteStore, load_secret, stripped
-from ...sandbox.host import Pool
 
 log = logging.getLogger("grader.service")
 
 
 class Drawing:
     """The problems of ``order`` whose suite ``folder`` lacks, drawn by ``run`` ``jobs``
-    at a time (each job with a mutation worker of its own, and a pool of ``sandboxes``
-    grading the corpus)."""
+    at a time (each job with a mutation worker of its own), with ``sandboxes`` grading
+    the corpus."""
 
     def __init__(self, folder: Path, order: list[str], jobs: int = 1, sandboxes: int = 1) -> None:
-        self.secret = load_secret(Path(folder) / "secret", create=True)
-        self.store = SuiteStore(Path(folder), self.secret)
+        self.folder = Path(folder)
+        self.secret = load_secret(self.folder / "secret", create=True)
+        self.store = SuiteStore(self.folder, self.secret)
         self.jobs, self.sandboxes = jobs, sandboxes
         self.failed: dict[str, str] = {}  # problem: why it has no suite
         self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+        self._cancelled = False
+        self._bare: set[str] = set()  # installed without the shipped hidden cases
         self._pending = [pid for pid in order if self._needs_draw(pid)]
 
     def _needs_draw(self, pid: str) -> bool:
         try:
-            return self.store.manifest(load_problem(problem_folder(pid))) is None
+            problem = load_problem(problem_folder(pid))
+            if stripped(problem):
+                self._bare.add(pid)
+            return self.store.manifest(problem) is None
         except (ProblemError, SuiteError, OSError):
             return False  # a broken problem: its grades say why, as without a suite
 
@@ -52,46 +65,63 @@ class Drawing:
     def ready(self) -> bool:
         return not self.pending()
 
-    def run(self, stop: threading.Event) -> None:
-        """Draw every pending problem; returns once each has a suite or failed (or at ``stop``,
-        after the draws in progress)."""
+    def run(self) -> None:
+        """Draw every pending problem; returns once each has a suite or failed, or once
+        ``cancel`` ended the draw."""
         ids = self.pending()
-        if not ids:
-            return
-        log.warning("drawing the hidden suites of %d problem(s) for suite %s; they are graded once drawn",
-                    len(ids), self.secret.id)
-        with Pool(self.sandboxes) as pool:
-            def draw(pid: str, session) -> None:
-                try:
-                    if stop.is_set():
-                        return
-                    self._draw(pid, pool, session)
-                except Exception as exc:  # the judge's own bug: no suite, so its grades are IE
-                    log.exception("%s: drawing its suite failed", pid)
-                    self.failed[pid] = f"drawing failed ({type(exc).__name__})"
-                finally:
-                    with self._lock:
-                        self._pending.remove(pid)
+        if ids:
+            log.warning("drawing the hidden suites of %d problem(s) for suite %s; they are graded once drawn",
+                        len(ids), self.secret.id)
+        # Installed without the shipped hidden cases, a problem has no shipped kills to
+        # compare with: its gate is its corpus alone (--no-mutants).
+        for group, extra in (([p for p in ids if p not in self._bare], []),
+                             ([p for p in ids if p in self._bare], ["--no-mutants"])):
+            if group and not self._cancelled:
+                self._draw(group, extra)
+        with self._lock:
+            unheard, self._pending = self._pending, []
+        for pid in unheard:  # cut short, or the draw died: no suite, so the next start draws it again
+            self.failed[pid] = "the draw ended before this problem's suite was drawn"
+            log.error("%s: no suite drawn: %s", pid, self.failed[pid])
 
-            for _ in in_order(ids, self.jobs, True, draw):
-                pass
+    def cancel(self) -> None:
+        """End the draw in progress and those still to come (the server is stopping)."""
+        self._cancelled = True
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
 
-    def _draw(self, pid: str, pool: Pool, session) -> None:
-        try:
-            problem = load_problem(problem_folder(pid))
-            # Installed without its hidden cases, the problem has no shipped kills to compare
-            # with: the gate is its corpus alone, as ``grader suite draw --no-mutants``.
-            d = draw_suite(problem, self.secret, self.store, pool, None if stripped(problem) else session,
-                           log=lambda m: log.debug("%s", m.strip()))  # a line per corpus file graded
-        except (ProblemError, SuiteError, OSError) as exc:
-            self.failed[pid] = str(exc)
-            log.error("%s: no suite drawn: %s", pid, exc)
-            return
-        for reason in d.reasons:  # each refused draw, redrawn from the next seed
-            log.warning("%s: %s", pid, reason)
-        if d.passed:
-            log.warning("%s: suite %s drawn (attempt %d, %d hidden cases, mutants killed %s) in %.1f s", pid,
-                        d.suite, d.attempt, len(d.ids), d.killed, d.seconds)
+    def _draw(self, ids: list[str], extra: list[str]) -> None:
+        cmd = [sys.executable, "-m", "grader", "suite", "draw", *ids, "--suite", str(self.folder),
+               "--jobs", str(self.jobs), "--workers", str(self.sandboxes), *extra]
+        self._proc = proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                             start_new_session=True)
+        if self._cancelled:  # cancelled while it started
+            self.cancel()
+        assert proc.stdout is not None
+        last = ""
+        for line in proc.stdout:
+            last = self.read_line(line.rstrip("\n"), last)
+        proc.wait()
+
+    def read_line(self, line: str, last: str) -> str:
+        """One line of ``grader suite draw``: a problem's outcome (``ID: drawn (attempt K),
+        ...``, ``ID: kept, ...``, ``ID: FAILED, ...`` or ``ID: why``), or, indented, a reason
+        a draw of the problem before it was refused. Returns the problem it was about."""
+        if line.startswith("  "):
+            log.warning("%s: %s", last, line.strip())  # a refused draw, redrawn from the next seed
+            if last in self.failed:
+                self.failed[last] += "; " + line.strip()
+            return last
+        pid, sep, rest = line.partition(": ")
+        if not sep or pid not in self.pending():
+            log.info("suite draw: %s", line)
+            return last
+        if rest.startswith(("drawn", "kept")):
+            log.warning("%s: suite %s %s", pid, self.secret.id, rest)
         else:
-            self.failed[pid] = "; ".join(d.reasons)
-            log.error("%s: no draw passed the strength gate; its grades are IE: %s", pid, self.failed[pid])
+            self.failed[pid] = rest
+            log.error("%s: no draw passed the strength gate; its grades are IE: %s", pid, rest)
+        with self._lock:
+            self._pending.remove(pid)
+        return pid

@@ -62,7 +62,9 @@ class Workers:
         folder = suite_in_use()
         order = most_used_first(self.db, all_problem_ids())
         if folder is not None:
-            self.drawing = Drawing(folder, order, jobs=self.config.workers, sandboxes=self.config.workers)
+            # At most four problems at once, each with a mutation worker (a JAX process) of its own.
+            self.drawing = Drawing(folder, order, jobs=min(self.config.workers, 4),
+                                   sandboxes=min(self.config.workers, 64))
         if self.config.engine == "dask":
             from distributed import Client
 
@@ -92,6 +94,8 @@ class Workers:
         uncounted. A row still held after that is requeued by the next start."""
         self._stop.set()
         self._wake.set()
+        if self.drawing is not None:
+            self.drawing.cancel()  # minutes of work no grade waits on: ended now, drawn again next start
         deadline = time.monotonic() + grace
         for t in self._threads:
             t.join(timeout=max(0.0, deadline - time.monotonic()))
@@ -115,7 +119,7 @@ class Workers:
         built from the hidden cases it grades with, so after its draw)."""
         try:
             if self.drawing is not None:
-                self.drawing.run(self._stop)
+                self.drawing.run()
                 self.wake()  # the submissions that waited for a draw are claimable now
             if local and self.config.warm_idle and not self._stop.is_set():
                 # Until ready every worker warms; after it, with two workers or more, one is
