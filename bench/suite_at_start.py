@@ -7,8 +7,8 @@ to draw the whole catalogue, and a second start on the same folder.
    an empty DIR (a new secret); /healthz four times a second. For each problem: when it
    left the `suite` phase (seconds since the server was started), and its record
    (`suite.json`: the attempt that passed, the mutants the shipped and the drawn hidden
-   suites kill, the seconds its draw took). The total is the time to /readyz (`--no-warm`:
-   ready once every suite is drawn).
+   suites kill, the seconds its draw took; below it, why each refused draw was refused).
+   The total is the time to /readyz (`--no-warm`: ready once every suite is drawn).
 2. second start on the same DIR: the time to /readyz (every suite kept).
 Everything is on 127.0.0.1; the servers are stopped and the folders removed however it ends.
 """
@@ -72,13 +72,19 @@ def main() -> None:
         print()
         print("| problem | drawn at s | attempt | hidden cases | mutants killed, shipped | drawn | draw s |")
         print("|---|---|---|---|---|---|---|")
+        refused = []
         for record in sorted(folder.glob("*/*/*/suite.json")):
             doc = json.loads(record.read_text())
+            refused += [f"- {doc['problem']}, {reason}" for reason in (doc["reasons"] if doc["passed"] else [])]
             killed = doc["killed"] or ["-", "-"]
             at = left.get(doc["problem"])
             print(f"| {doc['problem']} | {'-' if at is None else f'{at:.1f}'} | {doc['attempt']} | "
                   f"{len(doc['cases'])} | {killed[0]} | {killed[1]} | {doc['seconds']} |"
                   + ("" if doc["passed"] else " FAILED: " + "; ".join(doc["reasons"])))
+        if refused:
+            print()
+            print("draws the gate refused (each redrawn from the next seed):")
+            print("\n".join(refused))
         again = Serve(f"sqlite:///{tmp / 'judge.sqlite3'}", "--suite", str(folder), "--no-warm",
                       workers=opts.workers)
         t1 = time.time()
