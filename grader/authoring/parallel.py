@@ -1,6 +1,6 @@
 """Problems worked on a few at a time, each job with a mutation worker of its own:
-what ``grader validate --jobs``, ``grader suite draw --jobs`` and a server drawing its
-suites at start share."""
+what ``grader validate --jobs`` and ``grader suite draw --jobs`` share (a server drawing
+its suites at start runs the latter)."""
 from __future__ import annotations
 
 import contextlib

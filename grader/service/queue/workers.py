@@ -17,7 +17,7 @@ from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
 from .drawing import Drawing
-from .warming import Warming, in_use, most_used_first
+from .warming import Phase, Warming, in_use, most_used_first
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("grader.service")
 
 # What a problem not ready yet waits for: its drawn suite, then the warming's phases.
-StartPhase = Literal["suite", "probe", "hint", "cache"]
+StartPhase = Literal["suite"] | Phase
 
 
 class Workers:
