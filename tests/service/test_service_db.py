@@ -312,6 +312,31 @@ def test_a_claim_takes_no_row_of_a_problem_it_is_told_to_skip_and_leaves_them_in
     assert jobs.claim(db, "w1").id == waiting  # claimable again once no longer skipped
 
 
+def test_a_claim_that_waited_for_a_submits_transaction_starts_it_no_earlier_than_it_was_created(db):
+    uid = _user(db)
+    reaper.register(db, "inst", ["w1"])
+    got: list = []
+
+    def claim_until_found():
+        for _ in range(200):
+            if (job := jobs.claim(db, "w1")) is not None:
+                got.append(job.id)
+                return
+            threading.Event().wait(0.01)
+
+    with db.write() as s:  # on SQLite this transaction holds the write lock the claim waits for
+        s.execute(update(Worker).where(Worker.id == "w1").values(heartbeat_at=utcnow()))
+        claimer = threading.Thread(target=claim_until_found)
+        claimer.start()
+        threading.Event().wait(0.1)  # the claim has begun before the Submit is created
+        sid = jobs.enqueue(s, uid, P1, "submit", "x = 1", "0" * 64).id
+    claimer.join(timeout=30)
+    assert got == [sid]
+    with db.read() as s:
+        row = s.scalar(select(Submission).where(Submission.id == sid))
+    assert row.started_at >= row.created_at
+
+
 def test_a_queued_row_that_used_its_attempts_is_finished_as_ie_and_refunded(db):
     uid = _user(db)
     limits = Quotas(run=Rate(2, 3600.0))

@@ -67,7 +67,6 @@ def claim(db, worker_id: str, max_attempts: int | None = None, skip: Collection[
     """The first queued row that has attempts left (a row that used them is finished as
     IE by ``fail_exhausted``, never claimed again), of a problem not in ``skip`` (those
     whose hidden suite is still being drawn wait in line)."""
-    now = utcnow()
     order = (Submission.priority, Submission.queued_at, Submission.pk)
     claimable = [Submission.status == "queued"]
     if max_attempts is not None:
@@ -80,13 +79,17 @@ def claim(db, worker_id: str, max_attempts: int | None = None, skip: Collection[
     with db.write() as s:
         rows = s.execute(
             update(Submission).where(Submission.pk == first.scalar_subquery(), *claimable)
-            .values(status="running", attempts=Submission.attempts + 1, claimed_by=worker_id, started_at=now)
+            .values(status="running", attempts=Submission.attempts + 1, claimed_by=worker_id)
             .returning(Submission.pk, Submission.id, Submission.problem, Submission.kind, Submission.source,
                        Submission.attempts, Submission.custom_input),
             execution_options={"synchronize_session": False}).all()
         if len(rows) != 1:
             return None
         job = Claim(*rows[0])
+        # Read the clock only now the row is ours: a clock read before the UPDATE can predate
+        # the creation of a row whose Submit committed while this claim waited for it.
+        now = utcnow()
+        s.execute(update(Submission).where(Submission.pk == job.pk).values(started_at=now))
         s.execute(update(Worker).where(Worker.id == worker_id).values(busy_with=job.id, heartbeat_at=now))
     return job
 
