@@ -79,6 +79,7 @@ def _reads(path) -> str:
         return ""
 
 
+@pytest.mark.slow  # a live server that starts drawing, then is stopped
 def test_a_server_stopped_while_it_draws_ends_the_draw_and_exits_within_its_grace(tmp_path):
     import httpx
     from service_support import Server, sqlite_url

@@ -11,6 +11,7 @@ import time
 from datetime import datetime
 
 import httpx
+import pytest
 from service_support import P1, Server, corpus, logged_in, make_user, post, sqlite_url, wait_done
 
 from support import SUBMISSIONS, drawn_suite
@@ -20,8 +21,8 @@ PASSWORD = "a long enough password"
 
 
 def _draw_every_problem(folder, keep: int) -> str:
-    """A drawn suite of ``keep`` hidden cases for every problem (serve --suite refuses to
-    start while one lacks its suite); the suite's id."""
+    """A drawn suite of ``keep`` hidden cases for every problem (a server would otherwise
+    spend minutes drawing the ones its folder lacks at its start); the suite's id."""
     from grader.problem import all_problem_ids, find_problem
 
     ids = {drawn_suite(folder, find_problem(pid), pid, keep=keep)[0] for pid in all_problem_ids()}
@@ -29,6 +30,7 @@ def _draw_every_problem(folder, keep: int) -> str:
     return ids.pop()
 
 
+@pytest.mark.slow  # a live server that grades, draws again and rejudges
 def test_the_server_names_its_suite_and_a_new_draw_grades_from_the_next_grade_and_earlier_at_a_rejudge(tmp_path):
     from grader.problem import find_problem
 
@@ -69,6 +71,7 @@ def test_the_server_names_its_suite_and_a_new_draw_grades_from_the_next_grade_an
 LATE = "global_norm_clipping"  # a small corpus: its real draw, the whole gate, takes seconds
 
 
+@pytest.mark.slow  # a live server that draws a problem's suite for real, the whole gate
 def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_for_it(tmp_path):
     from grader.problem import all_problem_ids, find_problem
     from grader.problem.suite import SuiteStore, load_secret, plan
