@@ -45,9 +45,6 @@ def check_submissions(ctx: Validation) -> list[Finding]:
             return exp, exc
 
     out: list[Finding] = []
-    if validator is None:
-        out.append(Finding("submission reports", "warn", "jsonschema is not installed (pip install "
-                           "'jaxjudge[test]'): the reports are not checked against the report schema"))
     watch = DiskWatch.start(p, [e.path for e in files], submissions_root(p))
     for exp, graded in ctx.pool.submit_all(job, files):
         name = f"{exp.path.parent.name}/{exp.path.name}"

@@ -57,12 +57,9 @@ def hidden_numbers(problem: Problem) -> set[str]:
 
 
 def schema_validator() -> Any:
-    """A validator of the report schema, or None when jsonschema (a test dependency) is
-    not installed."""
-    try:
-        import jsonschema
-    except ImportError:
-        return None
+    """A validator of the report schema."""
+    import jsonschema
+
     from ..report.formats import schema
 
     return jsonschema.Draft202012Validator(schema())
@@ -73,10 +70,9 @@ def report_faults(data: dict, hidden: set[str], validator: Any) -> list[str]:
     breaks the schema (which also holds a hidden case to its id, verdict and reason), and
     which hidden input values it shows, as whole numbers."""
     out = []
-    if validator is not None:
-        for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))[:3]:
-            where = "/".join(map(str, err.absolute_path)) or "the top level"
-            out.append(f"the report breaks the report schema at {where}: {err.message[:200]}")
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))[:3]:
+        where = "/".join(map(str, err.absolute_path)) or "the top level"
+        out.append(f"the report breaks the report schema at {where}: {err.message[:200]}")
     # Whole numbers only: 2.4485 inside 12.44853 is a coincidence, not a hidden value.
     shown = set(_NUMBER.findall(json.dumps(data, default=str)))
     leaked = sorted(hidden & (shown | {n.lstrip("-") for n in shown}))
