@@ -92,7 +92,14 @@ def draw_suite(problem: Problem, secret: Secret, store: SuiteStore, pool, mutati
                log: Callable[[str], None] = lambda _m: None) -> Draw:
     """``problem``'s drawn suite in ``store``: the one kept for this revision, else drawn,
     checked and gated (``mutation``: a ``MutationSession`` for the mutant half of the gate;
-    None skips it, as ``--no-mutants`` does)."""
+    None skips it, as ``--no-mutants`` does). Another process drawing the same problem into
+    the same folder is waited for, and what it drew is kept."""
+    with store.drawing(problem, waiting=lambda: log(f"  {problem.id}: waiting for another draw of it to end")):
+        return _draw_suite(problem, secret, store, pool, mutation, log)
+
+
+def _draw_suite(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation,
+                log: Callable[[str], None]) -> Draw:
     start = time.monotonic()
     draw = Draw(problem.id, secret.id)
     kept = store.manifest(problem)

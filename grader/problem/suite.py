@@ -20,14 +20,17 @@ recipes of the hidden cases, never their inputs or outputs. Such a problem is *s
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
 import os
 import re
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable, Iterator
 
 from ..common.files import write_atomic
 from .cases import Case, Problem, read_case
@@ -208,6 +211,24 @@ class SuiteStore:
 
     def folder(self, problem: Problem) -> Path:
         return self.root / self.secret.id / problem.id / revision(problem)
+
+    @contextmanager
+    def drawing(self, problem: Problem, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+        """Held while ``problem``'s suite is drawn: two processes drawing into one folder (two
+        servers, a server and ``grader suite draw``) take turns, and ``waiting`` is called
+        when another holds it. An advisory lock of the OS, let go when its holder dies."""
+        folder = self.folder(problem)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "draw.lock", "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                waiting()
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def manifest(self, problem: Problem) -> dict | None:
         """The drawn suite's record, or None when this revision has none that passed."""

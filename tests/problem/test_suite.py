@@ -161,6 +161,31 @@ def test_a_draw_the_gate_refuses_is_drawn_again_from_the_next_seed_and_the_reaso
     assert [c.id for c in store.cases(problem)] == draw.ids
 
 
+def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_keeps_what_it_drew(tmp_path):
+    """Two servers (or a server and ``grader suite draw``) drawing into one folder take
+    turns per problem; the second keeps the first's suite rather than draw over it."""
+    import threading
+
+    from grader.authoring.suites import _record, Draw, draw_suite
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore
+
+    problem = find_problem("value_and_grad_loss")
+    store = SuiteStore(tmp_path, _secret(7))
+    said: list[str] = []
+    got: list = []
+    second = threading.Thread(target=lambda: got.append(draw_suite(problem, _secret(7), store, pool=None,
+                                                                    log=said.append)))
+    with store.drawing(problem):  # the first draw, in progress
+        second.start()
+        second.join(timeout=0.5)
+        assert second.is_alive() and said == ["  value_and_grad_loss: waiting for another draw of it to end"]
+        first = Draw(problem.id, _secret(7).id, passed=True, attempt=2, ids=["gen_0"])
+        _record(store, problem, first, 0.0)
+    second.join(timeout=30)
+    assert got[0].kept and got[0].attempt == 2 and got[0].ids == ["gen_0"]  # pool=None: it drew nothing
+
+
 def test_the_command_line_refuses_a_suite_folder_without_a_secret(tmp_path):
     r = subprocess.run([sys.executable, "-m", "grader", "grade", str(ROOT / "problems" / "value_and_grad_loss" /
                                                                      "reference.py"),
