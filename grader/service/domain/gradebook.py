@@ -43,7 +43,10 @@ def gradebook(db, who: Principal, courses, problem: str | None = None) -> list[d
     """The learners of ``courses`` (SQL: their ids), by their Submits that ``who`` may
     see (``trust.submission_seen_by``: never one that counts only for another course)."""
     learners = select(Membership.user_id).where(Membership.course_id.in_(courses), Membership.role == "learner")
-    q = (select(User.email, Submission).join(User, User.id == Submission.user_id)
+    # The columns it reads, never whole rows: a row's reports are most of its bytes.
+    q = (select(User.email, Submission.problem, Submission.verdict, Submission.passed, Submission.total,
+                Submission.id, Submission.created_at, Submission.problem_version)
+         .join(User, User.id == Submission.user_id)
          .where(Submission.kind == "submit", Submission.verdict.is_not(None), Submission.verdict != "IE",
                 Submission.user_id.in_(learners), submission_seen_by(who)).order_by(Submission.pk))
     if problem:
@@ -51,8 +54,8 @@ def gradebook(db, who: Principal, courses, problem: str | None = None) -> list[d
     with db.read() as s:
         rows = s.execute(q).all()
     book: dict[tuple[str, str], dict] = {}
-    for email, sub in rows:
-        entry = book.setdefault((email, sub.problem), {"learner": email, "problem": sub.problem, "submits": 0,
+    for sub in rows:
+        entry = book.setdefault((sub.email, sub.problem), {"learner": sub.email, "problem": sub.problem, "submits": 0,
                                                        "_best": None})
         entry["submits"] += 1
         rank = (sub.verdict == "AC", (sub.passed or 0) / (sub.total or 1))
