@@ -89,12 +89,12 @@ def killed(analysis) -> set[int]:
 
 
 def draw_suite(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation=None,
-               log: Callable[[str], None] = lambda _m: None) -> Draw:
+               log: Callable[[str], None] = lambda _m: None, waiting: Callable[[], None] = lambda: None) -> Draw:
     """``problem``'s drawn suite in ``store``: the one kept for this revision, else drawn,
     checked and gated (``mutation``: a ``MutationSession`` for the mutant half of the gate;
     None skips it, as ``--no-mutants`` does). Another process drawing the same problem into
-    the same folder is waited for, and what it drew is kept."""
-    with store.drawing(problem, waiting=lambda: log(f"  {problem.id}: waiting for another draw of it to end")):
+    the same folder is waited for (``waiting`` is called first), and what it drew is kept."""
+    with store.drawing(problem, waiting):
         return _draw_suite(problem, secret, store, pool, mutation, log)
 
 

@@ -175,11 +175,11 @@ def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_k
     said: list[str] = []
     got: list = []
     second = threading.Thread(target=lambda: got.append(draw_suite(problem, _secret(7), store, pool=None,
-                                                                    log=said.append)))
+                                                                    waiting=lambda: said.append("waiting"))))
     with store.drawing(problem):  # the first draw, in progress
         second.start()
         second.join(timeout=0.5)
-        assert second.is_alive() and said == ["  value_and_grad_loss: waiting for another draw of it to end"]
+        assert second.is_alive() and said == ["waiting"]
         first = Draw(problem.id, _secret(7).id, passed=True, attempt=2, ids=["gen_0"])
         _record(store, problem, first, 0.0)
     second.join(timeout=30)

@@ -101,3 +101,32 @@ def test_a_server_stopped_while_it_draws_ends_the_draw_and_exits_within_its_grac
     left = [c for c in Path("/proc").glob("[0-9]*/cmdline") if _reads(c).find(str(tmp_path / "suite")) >= 0]
     assert not left  # the draw's process ended with the server
     assert not list((tmp_path / "suite").glob("*/*/*/suite.json"))  # cut short: drawn again next start
+
+
+def test_a_draw_waiting_for_another_process_says_so_in_a_line_the_server_does_not_take_for_an_outcome(tmp_path):
+    """Two servers drawing into one folder: ``grader suite draw`` waits for the process
+    holding a problem's draw, says so, then keeps what that process drew; the server
+    reading its lines still waits for the problem's outcome."""
+    import subprocess
+    import sys
+
+    from grader.authoring.suites import Draw, _record
+    from grader.problem import find_problem
+    from grader.service.queue.drawing import Drawing
+
+    drawing = Drawing(tmp_path / "suite", [PID])
+    problem = find_problem(PID)
+    with drawing.store.drawing(problem):  # another process's draw, in progress
+        proc = subprocess.Popen([sys.executable, "-m", "grader", "suite", "draw", PID, "--suite",
+                                 str(tmp_path / "suite"), "--no-mutants"], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().rstrip("\n") for _ in range(2)]
+        assert lines == [f"suite {drawing.secret.id}",
+                         f"waiting for another process drawing {PID} into {tmp_path / 'suite'}"]
+        last = drawing.read_line(lines[1], "")
+        assert drawing.pending() == [PID] and drawing.failed == {}
+        _record(drawing.store, problem, Draw(PID, drawing.secret.id, passed=True, attempt=3, ids=["gen_0"]), 0.0)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and out.startswith(f"{PID}: kept, 1 hidden cases")
+    drawing.read_line(out.splitlines()[0], last)
+    assert drawing.pending() == [] and drawing.failed == {}
