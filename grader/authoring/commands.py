@@ -263,28 +263,51 @@ def draw(problem_ids: tuple[str, ...], folder: str, workers: int, jobs: int, no_
     ids = list(problem_ids) or all_problem_ids()
     click.echo(f"suite {secret.id}")
 
-    def drawn(pid: str, session):
+    def drawn(pid: str, session, first_pass: bool):
+        # Another process drawing into this folder (a second server) holds the problem:
+        # the first pass leaves it for later and draws the next, so that both share the work.
+        waiting = _busy if first_pass else lambda: click.echo(f"waiting for another process drawing {pid} "
+                                                              f"into {folder}")
         try:
-            # Not "ID: ...": a server reading these lines takes that form for the problem's outcome.
-            return draw_suite(_problem(pid), secret, store, pool, session, log=lambda m: None,
-                              waiting=lambda: click.echo(f"waiting for another process drawing {pid} into {folder}"))
+            return draw_suite(_problem(pid), secret, store, pool, session, log=lambda m: None, waiting=waiting)
         except SuiteError as exc:
             return exc
+        except _Busy:
+            return None
 
     failed = 0
+    later: list[str] = []
     with Pool(workers) as pool:
-        for pid, d in in_order(ids, jobs, not no_mutants, drawn):
-            if isinstance(d, SuiteError):
-                click.echo(f"{pid}: {d}")
-                failed += 1
-                continue
-            kills = f", mutants killed: shipped {d.killed[0]}, drawn {d.killed[1]}" if d.killed else ""
-            state = "kept" if d.kept else f"drawn (attempt {d.attempt})" if d.passed else "FAILED"
-            click.echo(f"{pid}: {state}, {len(d.ids)} hidden cases{kills}, {d.seconds:.1f} s")
-            for reason in d.reasons:
-                click.echo(f"  {reason}")
-            failed += not d.passed
+        for pid, d in in_order(ids, jobs, not no_mutants, lambda pid, session: drawn(pid, session, True)):
+            if d is None:
+                later.append(pid)
+            else:
+                failed += _report_draw(pid, d)
+        for pid, d in in_order(later, jobs, not no_mutants, lambda pid, session: drawn(pid, session, False)):
+            failed += _report_draw(pid, d)
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+class _Busy(Exception):
+    """A problem another process is drawing into the same folder."""
+
+
+def _busy() -> None:
+    raise _Busy
+
+
+def _report_draw(pid: str, d) -> int:
+    """Prints one problem's outcome (a server reads these lines: ``ID: ...``); 1 when it
+    has no suite that passed."""
+    if isinstance(d, Exception):
+        click.echo(f"{pid}: {d}")
+        return 1
+    kills = f", mutants killed: shipped {d.killed[0]}, drawn {d.killed[1]}" if d.killed else ""
+    state = "kept" if d.kept else f"drawn (attempt {d.attempt})" if d.passed else "FAILED"
+    click.echo(f"{pid}: {state}, {len(d.ids)} hidden cases{kills}, {d.seconds:.1f} s")
+    for reason in d.reasons:
+        click.echo(f"  {reason}")
+    return 0 if d.passed else 1
 
 
 COMMANDS = [add_case, generate, validate, new, warm, suite]

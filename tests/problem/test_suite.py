@@ -186,6 +186,29 @@ def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_k
     assert got[0].kept and got[0].attempt == 2 and got[0].ids == ["gen_0"]  # pool=None: it drew nothing
 
 
+def test_suite_draw_puts_off_a_problem_another_process_is_drawing_and_draws_the_others_first(tmp_path):
+    """Two servers starting on one folder draw in the same order: each leaves the problem
+    the other holds for the end, so that they share the work instead of taking turns."""
+    from grader.authoring.suites import Draw, _record
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore, load_secret
+
+    secret = load_secret(tmp_path / "secret", create=True)
+    store = SuiteStore(tmp_path, secret)
+    held, other = find_problem("value_and_grad_loss"), find_problem("ema_with_scan")
+    _record(store, other, Draw(other.id, secret.id, passed=True, ids=["gen_0", "gen_1"]), 0.0)  # quick to report
+    with store.drawing(held):
+        proc = subprocess.Popen([sys.executable, "-m", "grader", "suite", "draw", held.id, other.id, "--suite",
+                                 str(tmp_path), "--no-mutants"], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().rstrip("\n") for _ in range(3)]
+        assert lines[1:] == ["ema_with_scan: kept, 2 hidden cases, 0.0 s",
+                             f"waiting for another process drawing value_and_grad_loss into {tmp_path}"]
+        _record(store, held, Draw(held.id, secret.id, passed=True, ids=["gen_0"]), 0.0)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and out == "value_and_grad_loss: kept, 1 hidden cases, 0.0 s\n"
+
+
 def test_the_command_line_refuses_a_suite_folder_without_a_secret(tmp_path):
     r = subprocess.run([sys.executable, "-m", "grader", "grade", str(ROOT / "problems" / "value_and_grad_loss" /
                                                                      "reference.py"),
