@@ -119,7 +119,7 @@ def _rate(value: str):
 @click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Grade with the hidden cases this deployment draws from its secret (DIR/secret, created at the "
                    "first start), never the shipped ones. A problem without a suite drawn for its revision is drawn "
-                   "at start (grader suite draw --suite DIR does it beforehand); its submissions wait until then.")
+                   "at start (grader suite draw --suite DIR does it beforehand); its Submits wait until then (its Runs do not).")
 def serve(**options: Any) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     config = _service_config(options)
@@ -137,7 +137,7 @@ def serve(**options: Any) -> None:
 def _use_suite(folder: Path) -> None:
     """Every grade from now on uses the deployment's drawn suites. The secret is created at
     the first start; a problem without a suite for its revision is drawn by the server in
-    the background (``queue.drawing``), its submissions waiting in line until then."""
+    the background (``queue.drawing``), its Submits waiting in line until then."""
     from ..problem.catalogue import use_suite
     from ..problem.suite import SuiteError, load_secret
 

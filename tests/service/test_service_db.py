@@ -301,12 +301,14 @@ def test_a_claim_never_takes_a_row_that_used_its_attempts(db):
     assert jobs.claim(db, "w1", max_attempts=3) is None
 
 
-def test_a_claim_takes_no_row_of_a_problem_it_is_told_to_skip_and_leaves_them_in_line(db):
+def test_a_claim_takes_no_submit_of_a_problem_it_is_told_to_skip_and_leaves_them_in_line_but_takes_its_runs(db):
     uid = _user(db)
     with db.write() as s:
         waiting = jobs.enqueue(s, uid, "global_norm_clipping", "submit", "x = 1", "0" * 64).id
+        run = jobs.enqueue(s, uid, "global_norm_clipping", "run", "x = 3", "0" * 64).id
         other = jobs.enqueue(s, uid, P1, "submit", "x = 2", "0" * 64).id
     reaper.register(db, "inst", ["w1"])
+    assert jobs.claim(db, "w1", skip=["global_norm_clipping"]).id == run  # a Run needs no hidden case
     assert jobs.claim(db, "w1", skip=["global_norm_clipping"]).id == other
     assert jobs.claim(db, "w1", skip=["global_norm_clipping"]) is None
     assert jobs.claim(db, "w1").id == waiting  # claimable again once no longer skipped

@@ -72,7 +72,7 @@ LATE = "global_norm_clipping"  # a small corpus: its real draw, the whole gate, 
 
 
 @pytest.mark.slow  # a live server that draws a problem's suite for real, the whole gate
-def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_for_it(tmp_path):
+def test_a_server_draws_at_start_the_suite_a_problem_lacks_its_submits_wait_for_it_and_its_runs_do_not(tmp_path):
     from grader.problem import all_problem_ids, find_problem
     from grader.problem.suite import SuiteStore, load_secret, plan
 
@@ -93,6 +93,7 @@ def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_
             source = (SUBMISSIONS / LATE / "accepted" / "tree_map_linalg_norm.py").read_text()
             waiting = post(a, source, "submit", problem=LATE).json()["id"]
             other = wait_done(b, post(b, SRC, "submit").json()["id"])  # another problem is graded meanwhile
+            run = wait_done(a, post(a, source, "run", problem=LATE).json()["id"])  # its Run is graded meanwhile
             panel = page.get(f"/submissions/{waiting}/panel").text
             queue = teacher.get("/queue").text
             shown = a.get(f"/problems/{LATE}").json()  # read while drawn: as shipped, counting the draw's cases
@@ -101,6 +102,9 @@ def test_a_server_draws_at_start_the_suite_a_problem_lacks_and_its_submits_wait_
             assert health["warming"].get(LATE) == "suite", "the draw ended before the test looked"
             assert not health["ready"] and httpx.get(server.base + "/readyz").status_code == 503
             assert other["report"]["verdict"] == "AC"
+            assert (run["report"]["verdict"], run["report"]["suite"], run["total"]) == ("AC", secret.id,
+                                                                                     len(late.public_cases()))
+            assert {c["visibility"] for c in run["report"]["cases"]} == {"public"}
             assert "still drawing this problem's hidden cases" in panel
             assert "drawing its hidden suite" in queue
             assert shown["hidden_cases"] == len(plan(late)) and shown["examples"] and LATE in listed

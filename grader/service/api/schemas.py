@@ -247,7 +247,7 @@ class HealthOut(BaseModel):
     sandbox: dict[str, Any] | None = Field(description="layers active in the latest grade (or the warm-up)")
     warming: dict[str, Literal["suite", "probe", "hint", "cache"]] = Field(
         default_factory=dict, description="problems not ready yet, most-submitted first, each with the phase it is "
-        "in: its hidden suite being drawn (serve --suite; its submissions wait in line), its dependence probe table "
+        "in: its hidden suite being drawn (serve --suite; its Submits wait in line), its dependence probe table "
         "(a grade waits for it), its misconception hints (a grade may say a hint may follow), XLA's cache for eager "
         "code")
     ready: bool = Field(description="every hidden suite the server draws is drawn (or failed), every problem's "

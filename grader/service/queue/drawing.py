@@ -4,7 +4,8 @@ A problem whose suite the folder holds for its current revision is graded with i
 once; every other one is drawn in the background, as ``grader suite draw`` draws it (the
 whole strength gate: the corpus's verdicts and the reference's mutants), most-submitted
 first, while the server already answers. Until its suite is drawn, a problem's
-submissions wait in line (the workers claim around them, ``jobs.claim``'s ``skip``), and
+Submits wait in line (the workers claim around them, ``jobs.claim``'s ``skip``; its Runs
+are graded on the public cases, every suite's, ``Workers._problem_for``), and
 ``/readyz`` says not ready; its warming (probe table, hints, cache) starts once every draw
 has ended, since each of those tables is built from the hidden cases it grades with. A
 problem whose draw fails every attempt is no longer waited for: its grades are IE, naming

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Sequence
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from ...report.stored import storable
@@ -65,14 +65,15 @@ def enqueue(s: Session, user_id: int, problem: str, kind: str, source: str, sour
 
 def claim(db, worker_id: str, max_attempts: int | None = None, skip: Collection[str] = ()) -> Claim | None:
     """The first queued row that has attempts left (a row that used them is finished as
-    IE by ``fail_exhausted``, never claimed again), of a problem not in ``skip`` (those
-    whose hidden suite is still being drawn wait in line)."""
+    IE by ``fail_exhausted``, never claimed again), save a Submit of a problem in ``skip``:
+    those whose hidden suite is still being drawn wait in line, their Runs (public cases
+    only) are graded."""
     order = (Submission.priority, Submission.queued_at, Submission.pk)
     claimable = [Submission.status == "queued"]
     if max_attempts is not None:
         claimable.append(Submission.attempts < max_attempts)
     if skip:
-        claimable.append(Submission.problem.not_in(list(skip)))
+        claimable.append(or_(Submission.kind != "submit", Submission.problem.not_in(list(skip))))
     first = select(Submission.pk).where(*claimable).order_by(*order).limit(1)
     if db.dialect == "postgresql":
         first = first.with_for_update(skip_locked=True)

@@ -11,7 +11,8 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Callable, Literal
 
-from ...problem import ProblemError, find_problem
+from ...problem import ProblemError, find_problem, load_problem, problem_folder
+from ...problem.suite import with_suite
 from . import jobs, reaper
 from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
@@ -273,7 +274,7 @@ class Workers:
     def _run(self, wid: str, job: jobs.Claim, grade: Callable | None, sandbox) -> None:
         c = self.config
         try:
-            problem = find_problem(job.problem)
+            problem = self._problem_for(job)
         except (ProblemError, OSError) as exc:
             outcome = ie_outcome(job.problem, job.kind, job.id, f"the problem cannot be loaded: {exc}")
         else:
@@ -300,6 +301,14 @@ class Workers:
             self.sandbox_info = sandbox
         if not jobs.finish(self.db, job, wid, outcome, c.quotas, sandbox):
             log.warning("worker %s lost its claim on %s; its result was discarded", wid, job.id)
+
+    def _problem_for(self, job: jobs.Claim):
+        """The problem ``job`` is graded on. A Run (or a custom run) of a problem whose suite
+        is still being drawn grades the public cases, which are every suite's: with no
+        hidden case at all, so nothing shipped as hidden is graded or shown."""
+        if job.kind != "submit" and self.drawing is not None and job.problem in self.drawing.pending():
+            return with_suite(load_problem(problem_folder(job.problem)), [], self.drawing.secret.id)
+        return find_problem(job.problem)
 
     def _grade_dask(self, problem, job: jobs.Claim) -> jobs.ClaimResult:
         from .remote import grade_remote

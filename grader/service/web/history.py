@@ -166,11 +166,14 @@ def _report(sub: Submission, v: Viewer, view: str):
     return (report_view(data, sub.kind, sub.source) if data else None), full
 
 
-def _warming(request: Request, problem: str) -> str | None:
+def _warming(request: Request, sub: Submission) -> str | None:
     """What this grade waits for since the server started: the problem's hidden suite being
-    drawn (``suite``) or its probe table being built (``probe``); None: nothing."""
+    drawn (``suite``; a Submit only, a Run grades the public cases) or its probe table
+    being built (``probe``); None: nothing."""
     pending = getattr(ctx(request).workers, "pending", None)
-    phase = pending().get(problem) if pending is not None else None
+    phase = pending().get(sub.problem) if pending is not None else None
+    if phase == "suite" and sub.kind != "submit":
+        return None
     return phase if phase in ("suite", "probe") else None
 
 
@@ -179,7 +182,7 @@ def _panel_values(request: Request, sub: Submission, email: str, pos: int | None
     age = (utcnow() - sub.queued_at).total_seconds() if sub.status == "queued" else None
     pending = sub.status != "done" or report is None
     return dict(sub=sub, email=email, position=pos, age=age, report=report, full=full, pending=pending,
-                warming=_warming(request, sub.problem) if pending else None)
+                warming=_warming(request, sub) if pending else None)
 
 
 @router.get("/submissions/{sid}/panel")
