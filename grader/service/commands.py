@@ -119,7 +119,8 @@ def _rate(value: str):
 @click.option("--suite", "suite_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Grade with the hidden cases this deployment draws from its secret (DIR/secret, created at the "
                    "first start), never the shipped ones. A problem without a suite drawn for its revision is drawn "
-                   "at start (grader suite draw --suite DIR does it beforehand); its Submits wait until then (its Runs do not).")
+                   "at start (grader suite draw --suite DIR does it beforehand); its Submits wait until then (its "
+                   "Runs do not).")
 def serve(**options: Any) -> None:
     """Run the judge service: HTTP API on HOST:PORT, queue in the database, WORKERS sandboxes."""
     config = _service_config(options)
