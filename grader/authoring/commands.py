@@ -274,6 +274,8 @@ def draw(problem_ids: tuple[str, ...], folder: str, workers: int, jobs: int, no_
             return exc
         except _Busy:
             return None
+        except Exception as exc:  # one problem's failure ends its draw, not the others'
+            return SuiteError(f"the draw failed: {type(exc).__name__}: {exc}")
 
     failed = 0
     later: list[str] = []

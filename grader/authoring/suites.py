@@ -132,6 +132,11 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
     """One draw, checked and gated; why it was refused, or None."""
     try:
         inputs = drawn_inputs(problem, secret, draw.attempt)
+    except AuthoringError as exc:
+        return str(exc)
+    except Exception as exc:  # the author's generator: its bug refuses this draw, not every problem's
+        return f"generator.py failed: {type(exc).__name__}: {exc}"
+    try:
         with pool.borrow() as sandbox:
             checked = checked_cases(problem, inputs, sandbox)
     except AuthoringError as exc:

@@ -130,3 +130,49 @@ def test_a_draw_waiting_for_another_process_says_so_in_a_line_the_server_does_no
     assert proc.returncode == 0 and out.startswith(f"{PID}: kept, 1 hidden cases")
     drawing.read_line(out.splitlines()[0], last)
     assert drawing.pending() == [] and drawing.failed == {}
+
+
+@pytest.mark.slow  # a live server whose one draw is refused five times (quickly: its generator raises)
+def test_a_server_names_to_instructors_the_problems_it_could_not_draw_until_one_is_drawn(tmp_path):
+    """A problem whose draws all fail: ``/api/v1/queue`` (``suite_failed``) and the
+    ``/queue`` page say which and why, its Submits are IE; once a suite is drawn for it
+    (``grader suite draw``, here a stand-in) the next grade finds it and the list is empty."""
+    import httpx
+    from service_support import Server, logged_in, make_user, post, problem_copy, sqlite_url, wait_done
+
+    from grader.problem import all_problem_ids, find_problem, load_problem
+    from support import drawn_suite
+
+    problems = problem_copy(tmp_path / "problems", [PID])
+    with open(problems / PID / "generator.py", "a") as fh:
+        fh.write("\n\ndef generate(rng, index):\n    raise ValueError('a bug in the generator')\n")
+    folder = tmp_path / "suite"
+    for pid in all_problem_ids():  # stand-ins for the others: the whole catalogue's draw takes minutes
+        if pid != PID:
+            drawn_suite(folder, find_problem(pid), pid, keep=2)
+    url = sqlite_url(tmp_path)
+    make_user(url, "teacher@example.org", instructor=True, password="a long enough password")
+    token = make_user(url, "ann@example.org")
+    server = Server(url, "--suite", str(folder), problems=problems, workers=1).start()
+    try:
+        with server.client(make_user(url, "tess@example.org", instructor=True)) as teacher, \
+                server.client(token) as ann, \
+                logged_in(server.base, "teacher@example.org", "a long enough password") as page:
+            deadline = time.time() + 120
+            while not (failed := teacher.get("/queue").json()["suite_failed"]) and time.time() < deadline:
+                time.sleep(0.5)
+            assert list(failed) == [PID] and "generator.py failed: ValueError: a bug in the generator" in failed[PID]
+            assert httpx.get(server.base + "/readyz").status_code == 200  # not waited for
+            shown = page.get("/queue").text
+            assert "hidden suites not drawn" in shown and "a bug in the generator" in shown
+            source = (SUBMISSIONS / PID / "accepted" / "argnums_tuple.py").read_text()
+            refused = wait_done(ann, post(ann, source, "submit", problem=PID).json()["id"])
+            assert refused["verdict"] == "IE" and "no drawn suite" in refused["report"]["message"]
+
+            drawn_suite(folder, load_problem(problems / PID), PID, keep=2)  # as grader suite draw leaves it
+            assert teacher.get("/queue").json()["suite_failed"] == {}
+            assert "hidden suites not drawn" not in page.get("/queue").text
+            graded = wait_done(ann, post(ann, source, "submit", problem=PID).json()["id"])
+            assert (graded["verdict"], graded["total"]) == ("AC", len(load_problem(problems / PID).public_cases()) + 2)
+    finally:
+        server.stop()

@@ -82,4 +82,5 @@ def rejudge(who: CurrentInstructor, c: ContextDep, problem_id: str = Path(max_le
 @router.get("/queue", response_model=QueueOut, responses=errors(401, 403))
 def queue(who: CurrentInstructor, c: ContextDep):
     with c.db.read() as s:
-        return QueueOut(**views.stats(s, c.config.stale_seconds), suite=grading_suite())
+        stats = views.stats(s, c.config.stale_seconds)
+    return QueueOut(**stats, suite=grading_suite(), suite_failed=c.workers.suite_failures())

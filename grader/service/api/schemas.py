@@ -237,6 +237,10 @@ class QueueOut(BaseModel):
     oldest_age_seconds: float | None
     workers: dict[str, int]
     suite: str | None = Field(description=SUITE_FIELD)
+    suite_failed: dict[str, str] = Field(
+        default_factory=dict, description="problems whose hidden suite this server could not draw at its start "
+        "(serve --suite), each with why: their Submits are IE until one is drawn (grader suite draw --suite DIR, "
+        "which the next grade finds)")
 
 
 class HealthOut(BaseModel):

@@ -66,6 +66,18 @@ class Drawing:
     def ready(self) -> bool:
         return not self.pending()
 
+    def failures(self) -> dict[str, str]:
+        """The problems this start could not draw, with why, save those drawn since
+        (``grader suite draw``, which the next grade finds)."""
+        out = {}
+        for pid, why in dict(self.failed).items():
+            try:
+                if self.store.manifest(load_problem(problem_folder(pid))) is None:
+                    out[pid] = why
+            except (ProblemError, OSError):
+                out[pid] = why
+        return out
+
     def run(self) -> None:
         """Draw every pending problem; returns once each has a suite or failed, or once
         ``cancel`` ended the draw."""

@@ -140,6 +140,11 @@ class Workers:
             out.setdefault(pid, phase)
         return out
 
+    def suite_failures(self) -> dict[str, str]:
+        """The problems whose hidden suite this start could not draw (their Submits are IE),
+        with why; empty without ``--suite``."""
+        return self.drawing.failures() if self.drawing is not None else {}
+
     def ready(self) -> bool:
         """Every suite drawn and every table readiness waits for built."""
         return (self.config.workers == 0 or self._drawn.is_set()) and self.warming.ready()

@@ -95,7 +95,8 @@ def queue_state(request: Request, v: Viewer) -> dict:
         storage = views.storage_by_learner(s, v.who)
     return dict(stats=stats, configured=c.config.workers, engine=c.config.engine, failures=failures, running=running,
                 storage=storage, budget=c.config.quotas.storage_per_day, now=utcnow(), titles=titles(all_views()),
-                warming=c.workers.pending(), warm_idle=c.config.warm_idle, suite=rejudge.grading_suite())
+                warming=c.workers.pending(), warm_idle=c.config.warm_idle, suite=rejudge.grading_suite(),
+                suite_failed=c.workers.suite_failures())
 
 
 @router.get("/queue")
