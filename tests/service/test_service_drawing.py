@@ -133,9 +133,9 @@ def test_a_draw_waiting_for_another_process_says_so_in_a_line_the_server_does_no
 
 
 @pytest.mark.slow  # a live server whose one draw is refused five times (quickly: its generator raises)
-def test_a_server_names_to_instructors_the_problems_it_could_not_draw_until_one_is_drawn(tmp_path):
+def test_a_server_names_the_problems_it_could_not_draw_grades_their_runs_and_not_their_submits_until_drawn(tmp_path):
     """A problem whose draws all fail: ``/api/v1/queue`` (``suite_failed``) and the
-    ``/queue`` page say which and why, its Submits are IE; once a suite is drawn for it
+    ``/queue`` page say which and why, its Submits are IE (its Runs are graded); once a suite is drawn for it
     (``grader suite draw``, here a stand-in) the next grade finds it and the list is empty."""
     import httpx
     from service_support import Server, logged_in, make_user, post, problem_copy, sqlite_url, wait_done
@@ -162,12 +162,16 @@ def test_a_server_names_to_instructors_the_problems_it_could_not_draw_until_one_
             while not (failed := teacher.get("/queue").json()["suite_failed"]) and time.time() < deadline:
                 time.sleep(0.5)
             assert list(failed) == [PID] and "generator.py failed: ValueError: a bug in the generator" in failed[PID]
+            while httpx.get(server.base + "/readyz").status_code != 200 and time.time() < deadline:
+                time.sleep(0.2)
             assert httpx.get(server.base + "/readyz").status_code == 200  # not waited for
             shown = page.get("/queue").text
             assert "hidden suites not drawn" in shown and "a bug in the generator" in shown
             source = (SUBMISSIONS / PID / "accepted" / "argnums_tuple.py").read_text()
             refused = wait_done(ann, post(ann, source, "submit", problem=PID).json()["id"])
             assert refused["verdict"] == "IE" and "no drawn suite" in refused["report"]["message"]
+            run = wait_done(ann, post(ann, source, "run", problem=PID).json()["id"])  # the public cases: no suite
+            assert (run["verdict"], run["total"]) == ("AC", len(load_problem(problems / PID).public_cases()))
 
             drawn_suite(folder, load_problem(problems / PID), PID, keep=2)  # as grader suite draw leaves it
             assert teacher.get("/queue").json()["suite_failed"] == {}

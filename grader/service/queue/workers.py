@@ -309,10 +309,12 @@ class Workers:
 
     def _problem_for(self, job: jobs.Claim):
         """The problem ``job`` is graded on. A Run (or a custom run) of a problem whose suite
-        is still being drawn grades the public cases, which are every suite's: with no
-        hidden case at all, so nothing shipped as hidden is graded or shown."""
-        if job.kind != "submit" and self.drawing is not None and job.problem in self.drawing.pending():
-            return with_suite(load_problem(problem_folder(job.problem)), [], self.drawing.secret.id)
+        is still being drawn, or could not be, grades the public cases, which are every
+        suite's: with no hidden case at all, so nothing shipped as hidden is graded or shown."""
+        drawing = self.drawing
+        if job.kind != "submit" and drawing is not None and (job.problem in drawing.pending()
+                                                             or job.problem in drawing.failures()):
+            return with_suite(load_problem(problem_folder(job.problem)), [], drawing.secret.id)
         return find_problem(job.problem)
 
     def _grade_dask(self, problem, job: jobs.Claim) -> jobs.ClaimResult:
