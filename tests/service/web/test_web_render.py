@@ -180,28 +180,33 @@ def test_vendored_scripts_come_with_their_licences_and_versions():
     ({}, False, "off (<code>--no-warm</code>)"),
 ])
 def test_the_queue_page_says_what_is_still_warming(warming, warm_idle, shown):
+    html = _queue_html(titles={"p1": "First problem"}, warming=warming, warm_idle=warm_idle)
+    assert re.search(r'<dd class="warming">(.*?)</dd>', html).group(1).startswith(shown)
+
+
+def _queue_html(**values) -> str:
     from datetime import datetime, timezone
 
     stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
                             done=0, workers=SimpleNamespace(alive=2, busy=0))
-    html = ENV.get_template("_queue.html").render(stats=stats, configured=2, engine="local", failures=[], running=[],
-                                                  storage=[], budget=1, now=datetime.now(timezone.utc),
-                                                  titles={"p1": "First problem"}, warming=warming,
-                                                  warm_idle=warm_idle, suite=None)
-    assert re.search(r'<dd class="warming">(.*?)</dd>', html).group(1).startswith(shown)
+    context = dict(stats=stats, configured=2, engine="local", failures=[], running=[], storage=[], budget=1,
+                   now=datetime.now(timezone.utc), titles={}, warming={}, warm_idle=True, suite=None, suite_failed={})
+    return ENV.get_template("_queue.html").render(**{**context, **values})
 
 
 @pytest.mark.parametrize("suite, shown", [("0123abcd0123abcd", "drawn suite <code>0123abcd0123abcd</code>"),
                                           (None, "the shipped hidden cases")])
 def test_the_queue_page_names_the_suite_whose_hidden_cases_grade(suite, shown):
-    from datetime import datetime, timezone
-
-    stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
-                            done=0, workers=SimpleNamespace(alive=2, busy=0))
-    html = ENV.get_template("_queue.html").render(stats=stats, configured=2, engine="local", failures=[], running=[],
-                                                  storage=[], budget=1, now=datetime.now(timezone.utc), titles={},
-                                                  warming={}, warm_idle=True, suite=suite)
+    html = _queue_html(suite=suite)
     assert re.search(r'<dd class="suite">(.*?)</dd>', html).group(1).startswith(shown)
+
+
+def test_the_queue_page_lists_the_problems_whose_suite_could_not_be_drawn_only_when_there_are_some():
+    assert "hidden suites not drawn" not in _queue_html(suite="0123abcd0123abcd")
+    html = _queue_html(suite="0123abcd0123abcd", titles={"p1": "First problem"},
+                       suite_failed={"p1": "FAILED, 0 hidden cases, 1.0 s; draw 0: <b>why</b>"})
+    shown = re.search(r'<dd class="suite-failed">(.*?)</dd>', html).group(1)
+    assert "<li>First problem: FAILED, 0 hidden cases, 1.0 s; draw 0: &lt;b&gt;why&lt;/b&gt;</li>" in shown
 
 
 def test_a_time_is_one_format_in_utc_inside_a_time_element_that_the_script_rewrites():
