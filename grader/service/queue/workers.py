@@ -312,8 +312,7 @@ class Workers:
         is still being drawn, or could not be, grades the public cases, which are every
         suite's: with no hidden case at all, so nothing shipped as hidden is graded or shown."""
         drawing = self.drawing
-        if job.kind != "submit" and drawing is not None and (job.problem in drawing.pending()
-                                                             or job.problem in drawing.failures()):
+        if job.kind != "submit" and drawing is not None and drawing.undrawn(job.problem):
             return with_suite(load_problem(problem_folder(job.problem)), [], drawing.secret.id)
         return find_problem(job.problem)
 
