@@ -88,6 +88,18 @@ def test_a_hidden_input_value_inside_a_longer_number_is_not_a_fault(problem1, li
     assert _faults(problem1, data) == []
 
 
+def test_a_case_time_that_rounds_to_a_hidden_input_value_is_not_a_fault(problem1, line_channel_report):
+    """ema_with_scan's hidden 11.34299087 is 11.343 to 6 digits, which a case once took in ms."""
+    from grader.authoring.report_checks import hidden_numbers
+
+    value = float(next(n for n in sorted(hidden_numbers(problem1)) if not n.startswith("-") and len(n) == 8))
+    data = line_channel_report.to_json()
+    data["cases"][-1]["time_ms"] = value
+    assert _faults(problem1, data) == []
+    data["message"] += f" ({value:.6g})"
+    assert _faults(problem1, data) == [f"the report shows hidden input values: {value:.6g}"]
+
+
 def test_a_hidden_input_that_is_a_short_decimal_in_float32_does_not_count():
     """adamw_from_scratch's hidden beta1 0.8999999761581421 is 0.9 in float32, which any
     report may hold for other reasons (its public cases do)."""
