@@ -88,13 +88,18 @@ def test_a_hidden_input_value_inside_a_longer_number_is_not_a_fault(problem1, li
     assert _faults(problem1, data) == []
 
 
-def test_a_case_time_that_rounds_to_a_hidden_input_value_is_not_a_fault(problem1, line_channel_report):
+@pytest.mark.parametrize("where", ["time_ms", "compile_ms", "run_ms"])
+def test_a_measured_time_that_rounds_to_a_hidden_input_value_is_not_a_fault(problem1, line_channel_report, where):
     """ema_with_scan's hidden 11.34299087 is 11.343 to 6 digits, which a case once took in ms."""
     from grader.authoring.report_checks import hidden_numbers
 
     value = float(next(n for n in sorted(hidden_numbers(problem1)) if not n.startswith("-") and len(n) == 8))
     data = line_channel_report.to_json()
-    data["cases"][-1]["time_ms"] = value
+    case = data["cases"][-1]
+    if where == "time_ms":
+        case["time_ms"] = value
+    else:
+        case["cost"] = {"compile_ms": 1.0, "run_ms": 1.0, "ref_compile_ms": 1.0, "ref_run_ms": 1.0, where: value}
     assert _faults(problem1, data) == []
     data["message"] += f" ({value:.6g})"
     assert _faults(problem1, data) == [f"the report shows hidden input values: {value:.6g}"]
