@@ -65,14 +65,21 @@ def schema_validator() -> Any:
     return jsonschema.Draft202012Validator(schema())
 
 
-def _without_measurements(v: Any) -> Any:
-    """The report without the times the judge measured (``time_ms``, ``compile_ms``,
-    ...): a case that ran 11.343 ms is not a hidden input of 11.34299087."""
-    if isinstance(v, dict):
-        return {k: _without_measurements(x) for k, x in v.items() if not str(k).endswith("_ms")}
-    if isinstance(v, list):
-        return [_without_measurements(x) for x in v]
-    return v
+def _without_measurements(data: dict) -> dict:
+    """The report without the times the judge measured: each case's ``time_ms`` and the
+    ``*_ms`` of its ``cost``. A case that ran 11.343 ms is not a hidden input of 11.34299087.
+    Only those places: a key ending in ``_ms`` elsewhere (in a submission's own output, say)
+    is still searched."""
+    def case(c: Any) -> Any:
+        if not isinstance(c, dict):
+            return c
+        out = {k: v for k, v in c.items() if k != "time_ms"}
+        if isinstance(out.get("cost"), dict):
+            out["cost"] = {k: v for k, v in out["cost"].items() if not k.endswith("_ms")}
+        return out
+
+    cases = data.get("cases")
+    return {**data, "cases": [case(c) for c in cases]} if isinstance(cases, list) else data
 
 
 def report_faults(data: dict, hidden: set[str], validator: Any) -> list[str]:
