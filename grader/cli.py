@@ -2,6 +2,7 @@
 2 a usage error, bad input, or the judge's own failure (IE)."""
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -10,20 +11,55 @@ from typing import Iterator
 import click
 
 from . import __version__
-from .authoring.commands import COMMANDS as _AUTHORING_COMMANDS
-from .authoring.commands import load_problem_or_exit as _problem
 from .common.exits import EXIT_OK, EXIT_USAGE, EXIT_VERDICT
 from .common.exits import fail as _fail
-from .problem import ProblemError, find_problem
-from .problem.catalogue import add_author_roots, content_hash
+
+# The commands defined in other modules, imported only when named: `grader user add`
+# then loads neither the problems (numpy) nor the web framework, only what adding an
+# account needs. `grader --help` imports them all. tests/cli/test_cli.py holds this
+# table to each module's COMMANDS.
+LAZY_COMMANDS = {
+    **{name: f".authoring.commands:{attr}" for name, attr in (
+        ("add-case", "add_case"), ("generate", "generate"), ("validate", "validate"), ("new", "new"),
+        ("warm", "warm"), ("suite", "suite"))},
+    "export": ".export.command:export",
+    **{name: f".service.commands:{attr}" for name, attr in (
+        ("serve", "serve"), ("db", "db_group"), ("user", "user_group"), ("lti", "lti_group"))},
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose commands named in ``LAZY_COMMANDS`` are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in LAZY_COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, attr = LAZY_COMMANDS[cmd_name].split(":")
+        command = getattr(importlib.import_module(module, __package__), attr)
+        self.add_command(command, cmd_name)
+        return command
+
+
+def _problem(problem_id: str):
+    from .authoring.commands import load_problem_or_exit
+
+    return load_problem_or_exit(problem_id)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="jaxjudge", message="%(prog)s %(version)s")
 @click.option("--problems", "problem_dirs", multiple=True, type=click.Path(file_okay=False), metavar="DIR",
               help="A folder of problems searched before the built-in ones (repeatable; also $JAXJUDGE_PROBLEMS).")
 def main(problem_dirs: tuple[str, ...]) -> None:
     """JAX Judge: grade JAX submissions, author and validate problems."""
+    if not problem_dirs:
+        return  # the problems' package is not imported for a command that needs none
+    from .problem import ProblemError
+    from .problem.catalogue import add_author_roots
+
     try:
         add_author_roots(problem_dirs)
     except ProblemError as exc:
@@ -164,7 +200,7 @@ def list_problems() -> None:
     """List the problems with title, difficulty and number of cases."""
     from rich.table import Table
 
-    from .problem import all_problem_ids
+    from .problem import ProblemError, all_problem_ids, find_problem
     from .report.text import make_console
 
     table = Table("id", "title", "difficulty", "public", "hidden", box=None)
@@ -190,6 +226,7 @@ def show(problem_id: str) -> None:
     from .report.text import make_console
 
     from .judge.contract import statement_text
+    from .problem.catalogue import content_hash
 
     problem = _problem(problem_id)
     text = statement_text(problem)
@@ -216,6 +253,7 @@ def similar(folder: str, problem_id: str, starters: tuple[str, ...], top: int, m
             score: str, fmt: str) -> None:
     """Rank pairs of submissions in FOLDER (one .py/.ipynb file or folder per learner) by shared
     code, with the matching regions side by side. A report for a person to read, never a verdict."""
+    from .problem import ProblemError, find_problem
     from .similarity import compare, load_folder, starter_texts
     from .similarity.render import render_json, render_text
 
@@ -236,18 +274,6 @@ def similar(folder: str, problem_id: str, starters: tuple[str, ...], top: int, m
         render_text(report, subs)
     sys.exit(EXIT_OK)
 
-
-for _command in _AUTHORING_COMMANDS:
-    main.add_command(_command)
-
-from .export.command import export  # noqa: E402  (its own module: ``grader export ...``)
-
-main.add_command(export)
-
-from .service.commands import COMMANDS as _SERVICE_COMMANDS  # noqa: E402  (serve, db upgrade, user add)
-
-for _command in _SERVICE_COMMANDS:
-    main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

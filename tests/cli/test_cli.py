@@ -90,6 +90,22 @@ def test_python_dash_m_and_console_script_print_the_same_help():
     assert script.stdout.split("\n", 1)[1] == module.stdout.split("\n", 1)[1]  # all but the usage line's name
 
 
+def test_every_command_another_module_defines_is_reachable_by_its_name_and_listed():
+    import click
+
+    from grader.authoring.commands import COMMANDS as AUTHORING
+    from grader.cli import LAZY_COMMANDS, main
+    from grader.export.command import export
+    from grader.service.commands import COMMANDS as SERVICE
+
+    defined = {c.name: c for c in [*AUTHORING, export, *SERVICE]}
+    assert set(LAZY_COMMANDS) == set(defined)  # a command added to a COMMANDS list is added here too
+    ctx = click.Context(main)
+    assert set(defined) <= set(main.list_commands(ctx))
+    assert all(main.get_command(ctx, name) is command for name, command in defined.items())
+    assert main.get_command(ctx, "no-such-command") is None
+
+
 def test_new_scaffold_then_validate_explains(tmp_path):
     (tmp_path / "problems").mkdir()
     r = grader("new", "toy_problem", cwd=tmp_path)

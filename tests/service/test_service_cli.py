@@ -61,6 +61,24 @@ def test_user_add_with_password_and_token_then_refuses_a_duplicate(tmp_path):
     assert again.returncode == 2 and again.stderr == "error: teacher@example.org already has an account\n"
 
 
+def _imported(*args, stdin: str | None = None) -> set[str]:
+    """The top-level packages ``grader ARGS`` imports (read from ``-X importtime``)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "grader", *args], cwd=ROOT, capture_output=True,
+                          text=True, input=stdin, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip().split(".")[0] for line in done.stderr.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2}
+
+
+def test_user_add_imports_neither_jax_nor_the_web_framework_nor_alembic_at_the_newest_schema(tmp_path):
+    url = sqlite_url(tmp_path)
+    heavy = {"jax", "jaxlib", "numpy", "fastapi", "starlette", "uvicorn", "pydantic"}
+    first = _imported("user", "add", "a@example.org", "--password-stdin", "--db", url, stdin="long enough password\n")
+    assert not first & heavy and "alembic" in first  # a new database: alembic creates the schema
+    again = _imported("user", "add", "b@example.org", "--password-stdin", "--db", url, stdin="long enough password\n")
+    assert not again & (heavy | {"alembic"}) and {"argon2", "sqlalchemy", "click"} <= again
+
+
 def test_user_add_refuses_bad_input_with_one_message(tmp_path):
     url = sqlite_url(tmp_path)
     cases = [(("user", "add", "not-an-email", "--no-password", "--db", url), None, "is not an email address"),

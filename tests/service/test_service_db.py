@@ -60,6 +60,36 @@ def test_upgrade_twice_is_a_no_op(db):
     assert upgrade(db) == _head()
 
 
+def test_a_database_at_the_newest_revision_is_left_alone_without_alembic_and_any_other_goes_through_it(
+        db_url, monkeypatch):
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
+    from grader.service.core.db import Database, _heads, alembic_config, upgrade
+
+    script = ScriptDirectory.from_config(alembic_config())
+    assert _heads() == set(script.get_heads())  # the migration files read as alembic reads them
+    head = _head()
+    previous = script.get_revision(head).down_revision
+    assert isinstance(previous, str)
+    database = Database(db_url)
+    ran = []
+    real = command.upgrade
+    monkeypatch.setattr(command, "upgrade", lambda *a, **k: ran.append(a[1]) or real(*a, **k))
+    try:
+        with database.engine.begin() as conn:
+            real(alembic_config(conn), previous)
+        assert upgrade(database) == head and ran == ["head"]  # one revision behind: migrated, as always
+        assert upgrade(database) == head and ran == ["head"]  # at the newest: alembic not asked
+        with database.engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = '9999_unknown'"))
+        with pytest.raises(Exception, match="9999_unknown"):  # newer than this code: refused, as always
+            upgrade(database)
+        assert ran == ["head", "head"]
+    finally:
+        database.close()
+
+
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_reports_are_jsonb_on_postgresql(db):
     assert db.dialect == "postgresql"
