@@ -249,11 +249,43 @@ def test_an_unknown_email_runs_an_argon2_verification_too(db, monkeypatch):
             verified.clear()
             assert accounts.verify_password(s, email, "whatever") is None
             assert verified == accounts._DUMMY_HASH  # one whole verification, against the dummy hash
-        assert PasswordHasher().check_needs_rehash(accounts._DUMMY_HASH[0]) is False  # a real password's cost
+        assert accounts._hasher().check_needs_rehash(accounts._DUMMY_HASH[0]) is False  # a real password's cost
         verified.clear()
         assert accounts.verify_password(s, "known@example.org", "wrong password") is None
         assert len(verified) == 1 and verified[0] != accounts._DUMMY_HASH[0]
         assert accounts.verify_password(s, "KNOWN@example.org ", "a real password").email == "known@example.org"
+
+
+def test_passwords_are_hashed_at_owasps_cost_and_one_hashed_with_the_old_defaults_logs_in_and_is_rehashed(db):
+    from argon2 import PasswordHasher, extract_parameters
+
+    from grader.service.core.models import User
+    from grader.service.domain import accounts
+
+    owasp = (2, 19456, 1)  # OWASP's Password Storage Cheat Sheet, argon2id: t=2, m=19 MiB, p=1
+
+    def cost(stored: str) -> tuple[int, int, int]:
+        p = extract_parameters(stored)
+        return p.time_cost, p.memory_cost, p.parallelism
+
+    make_user(db.url, "old@example.org", password="an old password")
+    old = PasswordHasher(time_cost=3, memory_cost=65536, parallelism=4).hash("an old password")  # argon2-cffi's
+    with db.write() as s:
+        assert cost(s.scalar(select(User.password_hash).where(User.email == "old@example.org"))) == owasp
+        s.execute(update(User).where(User.email == "old@example.org").values(password_hash=old))
+    with db.write() as s:
+        assert accounts.verify_password(s, "old@example.org", "wrong password") is None
+    with db.read() as s:
+        assert s.scalar(select(User.password_hash).where(User.email == "old@example.org")) == old  # not on a miss
+    with db.write() as s:
+        assert accounts.verify_password(s, "old@example.org", "an old password").email == "old@example.org"
+    with db.read() as s:
+        rehashed = s.scalar(select(User.password_hash).where(User.email == "old@example.org"))
+    assert rehashed.startswith("$argon2id$") and cost(rehashed) == owasp
+    with db.write() as s:
+        assert accounts.verify_password(s, "old@example.org", "an old password") is not None
+    with db.read() as s:
+        assert s.scalar(select(User.password_hash).where(User.email == "old@example.org")) == rehashed  # once
 
 
 @pytest.mark.parametrize("lead", ["=", "+", "-", "@", "\t", "\r"], ids=repr)
