@@ -7,6 +7,7 @@ grade of a problem with perturbed requirements waits for it), each wrong answer'
 misconception entry (a failing grade's hint), then the compilation cache (eager code)."""
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from typing import Callable, Literal
 
@@ -28,8 +29,9 @@ class Step:
     phase: Phase
     wrong: Expectation | None = None
 
-    def run(self, sandbox: Sandbox) -> str:
-        """Build it (a no-op when it is in the cache already); what was built, in words."""
+    def run(self, sandbox: Sandbox, started: Callable[[subprocess.Popen], None] | None = None) -> str:
+        """Build it (a no-op when it is in the cache already); what was built, in words.
+        ``started`` gets any process it starts besides the sandbox's (the cache's filler)."""
         if self.phase == "probe":
             probe_table.get(self.problem, sandbox)
             return "dependence probe table ready"
@@ -37,7 +39,8 @@ class Step:
             assert self.wrong is not None
             entry = mistakes.build_entry(self.problem, self.wrong, sandbox)
             return f"misconception of {self.wrong.path.name} ready ({len((entry or {}).get('outputs', {}))} outputs)"
-        return "compilation cache " + ("ready" if fill(self.problem) else "unavailable (off or not writable)")
+        filled = fill(self.problem, started or (lambda _proc: None))
+        return "compilation cache " + ("ready" if filled else "unavailable (off or not writable)")
 
 
 def steps(problem: Problem) -> list[Step]:

@@ -96,7 +96,9 @@ def build_entry(problem: Problem, exp: Expectation, sandbox, deadline: float | N
         return {"hint": exp.hint, "file": exp.path.name, "outputs": {}, "partial": False}
     wall = None if deadline is None else max(0.0, deadline - time.monotonic())
     run = sandbox.run(replace(make_request(sub, problem, problem.cases), wall_seconds=wall))
-    return record(problem, exp, run, partial=run.over_budget)
+    # A run the sandbox lost (its processes killed: a server's warming stopped for a grade)
+    # proves nothing of the cases it did not finish: kept as partial, completed later.
+    return record(problem, exp, run, partial=run.over_budget or run.judge_error is not None)
 
 
 def mistake_table(problem: Problem, sandbox, deadline: float | None = None) -> MistakeTable:

@@ -7,6 +7,7 @@ JAX state a submission could reach.
 """
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -56,6 +57,17 @@ class Sandbox:
             except Exception:
                 self.proc.kill()
             self.proc = None
+
+    def stop(self) -> None:
+        """End the run in progress from another thread: the zygote and the child it forked
+        (one process group, the zygote's session) are killed, ``run`` returns the judge's
+        error, and the next run starts a new zygote."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:  # not yet reaped: its pid is still ours
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def run(self, request: Request) -> RunResult:
         result = RunResult(cases={cid: CaseRun(cid) for cid, _ in request.cases})

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from ..problem import Problem
@@ -59,9 +59,10 @@ def _marker(problem: "Problem", root: Path) -> Path:
     return root / f"filled-{problem.id}-{digest.hexdigest()[:16]}"
 
 
-def fill(problem: "Problem") -> bool:
+def fill(problem: "Problem", started: Callable[[subprocess.Popen], None] = lambda _proc: None) -> bool:
     """Fill the cache for ``problem`` unless done already; False if it could not be.
-    Never raises: a batch without the cache is slower, not wrong."""
+    Never raises: a batch without the cache is slower, not wrong. ``started`` gets the
+    filling process, so that a caller can end it (a server's warming, when a grade comes)."""
     from .env import child_env
 
     root = cache_dir()
@@ -72,10 +73,16 @@ def fill(problem: "Problem") -> bool:
         return True
     try:
         root.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([sys.executable, "-m", "grader.sandbox.cache_filler", str(problem.root), str(root)],
-                              env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              timeout=FILL_TIMEOUT, check=False)
-        if done.returncode != 0:
+        proc = subprocess.Popen([sys.executable, "-m", "grader.sandbox.cache_filler", str(problem.root), str(root)],
+                                env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started(proc)
+        try:
+            code = proc.wait(timeout=FILL_TIMEOUT)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if code != 0:
             return False
         tmp = marker.with_suffix(".tmp")
         tmp.write_text(problem.id + "\n")

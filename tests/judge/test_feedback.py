@@ -156,3 +156,31 @@ def test_a_run_past_its_wall_budget_is_killed_and_says_so(problem1, pool):
 
 def test_a_grade_gives_feedback_two_and_a_half_seconds_of_sandbox_work_by_default():
     assert Feedback().budget_seconds == 2.5
+
+
+def test_a_misconception_run_the_sandbox_lost_is_kept_as_partial_and_completed_later(problem1, tmp_path,
+                                                                                      monkeypatch):
+    """A server's warming kills its sandbox when a grade comes: what that run did not
+    finish is never kept as the wrong answer's complete entry."""
+    from grader.judge import mistakes
+    from grader.sandbox.request import RunResult
+
+    monkeypatch.setenv("JAXJUDGE_CACHE", str(tmp_path / "cache"))
+    wrong = mistakes.wrong_answers(problem1)[0]
+
+    class Lost:
+        def run(self, request):
+            return RunResult(judge_error="the sandbox failed: killed")
+
+    entry = mistakes.build_entry(problem1, wrong, Lost())
+    assert entry is not None and entry["partial"] is True and entry["outputs"] == {}
+
+    class Whole:
+        runs = 0
+
+        def run(self, request):
+            Whole.runs += 1
+            return RunResult(complete=True)
+
+    again = mistakes.build_entry(problem1, wrong, Whole())  # no deadline: the partial entry is completed
+    assert Whole.runs == 1 and again is not None and again["partial"] is False

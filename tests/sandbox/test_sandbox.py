@@ -409,3 +409,42 @@ child.main = fake
         malformed = sandbox.run(make_request(parse_source(GOOD), problem1, problem1.public_cases()))
         assert malformed.judge_error is not None and malformed.judge_error.startswith("the sandbox failed: ")
         assert malformed.runtime is None and sandbox.proc is None  # closed: the next run starts a fresh zygote
+
+
+@pytest.mark.slow  # two zygote starts: about 10 s
+def test_stop_ends_a_run_in_progress_at_once_and_the_next_run_starts_a_new_zygote(problem1):
+    """What a server's warming does when a grade comes: the run ends as the judge's error
+    within a second, its child with it, and the sandbox grades again afterwards."""
+    import dataclasses
+    import threading
+    import time
+
+    from grader.judge.request import make_request
+    from grader.judge.submission import parse_source
+    from grader.sandbox.host import Sandbox
+
+    sandbox = Sandbox()
+    try:
+        sandbox.start()
+        zygote = sandbox.proc.pid
+        request = dataclasses.replace(make_request(parse_source(SPIN), problem1, problem1.public_cases()),
+                                      time_seconds=600.0)
+        results = []
+        runner = threading.Thread(target=lambda: results.append(sandbox.run(request)))
+        runner.start()
+        deadline = time.monotonic() + 60
+        while not [k for k in _children(zygote) if _state(k) not in (None, "Z")] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        kids = _children(zygote)
+        stopped = time.monotonic()
+        sandbox.stop()
+        runner.join(5)
+        assert not runner.is_alive() and time.monotonic() - stopped < 1.0
+        assert results[0].judge_error and "the sandbox failed" in results[0].judge_error
+        while any(_state(k) not in (None, "Z") for k in kids) and time.monotonic() - stopped < 0.5:
+            time.sleep(0.05)
+        assert kids and all(_state(k) in (None, "Z") for k in kids)  # its child ended with it, in half a second
+        again = grade_source(problem1, GOOD, sandbox, problem1.public_cases()).report
+        assert again.verdict == "AC" and sandbox.proc.pid != zygote
+    finally:
+        sandbox.close()

@@ -128,7 +128,7 @@ def test_queue_reports_depth_oldest_age_and_idle_workers(env):
     _, c = env
     q = c["teacher"].get("/queue").json()
     assert q["depth"] == 10 and q["running"] == 0 and q["queued_by_kind"]["submit"] >= 2
-    assert q["oldest_age_seconds"] > 0 and q["workers"] == {"alive": 0, "busy": 0}
+    assert q["oldest_age_seconds"] > 0 and q["workers"] == {"alive": 0, "busy": 0, "grading": 0, "own_work": 0}
 
 
 def test_healthz_with_no_workers_is_healthy(env):

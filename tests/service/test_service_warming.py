@@ -60,13 +60,14 @@ def _readyz(server: Server) -> tuple[int, dict[str, str]]:
 
 @pytest.fixture
 def built(monkeypatch):
-    """Every step run, in order, as (problem, phase); a step of ``hold`` waits for ``release``."""
+    """Every step run, in order, as (problem, phase); a step of ``hold`` waits for
+    ``release`` (which a warmer's ``stop`` sets: the step ends as a killed one would)."""
     from grader.authoring.warm import Step
 
     log: list[tuple[str, str]] = []
     hold: dict = {"phase": None, "entered": threading.Event(), "release": threading.Event()}
 
-    def run(step, sandbox):
+    def run(step, sandbox, started=None):
         log.append((step.problem.id, step.phase))
         if step.phase == hold["phase"]:
             hold["entered"].set()
@@ -75,6 +76,30 @@ def built(monkeypatch):
 
     monkeypatch.setattr(Step, "run", run)
     return log, hold
+
+
+class _Box:
+    """A warmer's sandbox whose ``stop`` releases the held step."""
+
+    def __init__(self, hold: dict | None = None) -> None:
+        self.hold, self.stops = hold, 0
+
+    def stop(self) -> None:
+        self.stops += 1
+        if self.hold is not None:
+            self.hold["release"].set()
+
+
+def _warmer(hold: dict | None = None):
+    from grader.service.queue.warming import Warmer
+
+    return Warmer(_Box(hold))
+
+
+def _warm_all(warming) -> None:
+    warmer = _warmer()
+    while warming.warm_next(warmer):
+        pass
 
 
 def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built):
@@ -86,13 +111,12 @@ def test_warming_builds_every_probe_table_then_every_hint_then_the_caches(built)
     warming = Warming([P2, P1, "no_such_problem"])
     assert warming.failed == ["no_such_problem"] and list(warming.pending()) == [P2, P1]
     assert set(warming.pending().values()) == {"probe"}
-    while warming.warm_next(sandbox=None):
-        pass
+    _warm_all(warming)
     phases = [phase for _pid, phase in log]
     assert phases == sorted(phases, key=["probe", "hint", "cache"].index)  # phase by phase, across problems
     assert log[:2] == [(P2, "probe"), (P1, "probe")]  # in the order given (most-submitted first)
     assert len(log) == len(steps(find_problem(P1))) + len(steps(find_problem(P2)))  # each step once
-    assert warming.pending() == {}
+    assert warming.pending() == {} and warming.finished()
 
 
 def test_warming_is_ready_once_every_probe_table_and_every_hint_is_built_before_any_cache(built):
@@ -101,7 +125,8 @@ def test_warming_is_ready_once_every_probe_table_and_every_hint_is_built_before_
     log, _ = built
     warming = Warming([P2, P1])
     readiness = [warming.ready()]
-    while warming.warm_next(sandbox=None):
+    warmer = _warmer()
+    while warming.warm_next(warmer):
         readiness.append(warming.ready())
     first_cache = next(i for i, (_pid, phase) in enumerate(log) if phase == "cache")
     assert readiness[first_cache] is True and readiness[first_cache - 1] is False  # ready at the last hint
@@ -109,49 +134,66 @@ def test_warming_is_ready_once_every_probe_table_and_every_hint_is_built_before_
     assert Warming([]).ready()  # nothing to warm (--no-warm, Dask): ready at once
 
 
-def test_the_problems_in_use_have_their_hints_built_first_and_ready_waits_for_theirs_alone(built):
+def test_the_problems_in_use_are_warmed_first_and_ready_waits_for_theirs_alone(built):
     from grader.service.queue.warming import Warming
 
     log, _ = built
     warming = Warming([P1, P2], in_use=[P2])
     readiness = []
-    while warming.warm_next(sandbox=None):
+    warmer = _warmer()
+    while warming.warm_next(warmer):
         readiness.append(warming.ready())
-    hints = [pid for pid, phase in log if phase == "hint"]
-    assert hints == sorted(hints, key=[P2, P1].index) and P1 in hints  # P2's first, though P1 is listed first
     at_ready = readiness.index(True)
-    assert log[at_ready] == (P2, "hint") and log[at_ready + 1] == (P1, "hint")  # ready before P1's hints
+    # P2's probe table and hints first, though P1 is listed first; ready then, before any of P1's.
+    assert {pid for pid, _phase in log[:at_ready + 1]} == {P2} and log[at_ready] == (P2, "hint")
+    assert log[at_ready + 1] == (P1, "probe")
+    assert [phase for _pid, phase in log][-2:] == ["cache", "cache"]  # every cache last
 
 
-def test_every_worker_warms_until_ready_and_one_stays_free_after(built):
+def test_an_assignment_made_after_the_start_moves_its_problems_first_and_ready_follows_it(built):
+    from grader.service.queue.warming import Warming
+
+    log, _ = built
+    used = [P1]
+    warming = Warming([P1, P2], in_use=lambda: list(used), refresh=0.0)
+    warmer = _warmer()
+    while not warming.ready():
+        assert warming.warm_next(warmer)
+    assert {pid for pid, _phase in log} == {P1}  # P1 in use: P1's tables alone, and ready
+    used.append(P2)  # an assignment with P2 was created (the server reads the database again)
+    assert not warming.ready()  # /readyz follows: P2's tables are now waited for
+    assert warming.warm_next(warmer) and log[-1] == (P2, "probe")  # before P1's caches
+    while not warming.ready():
+        assert warming.warm_next(warmer)
+    assert all(phase != "cache" for _pid, phase in log)  # ready again before any cache
+
+
+def test_a_grade_stops_the_warming_step_in_progress_which_is_redone_once_no_grade_runs(built):
     from grader.service.queue.warming import Warming
 
     log, hold = built
     hold["phase"] = "probe"
-    warming = Warming([P2, P1], background=1, before_ready=2)
-    first = threading.Thread(target=warming.warm_next, args=(None,))
-    first.start()
+    warming = Warming([P2], settle=0.2)
+    box = _Box(hold)
+    from grader.service.queue.warming import Warmer
+
+    warmer = Warmer(box)
+    results: list[bool] = []
+    background = threading.Thread(target=lambda: results.append(warming.warm_next(warmer)))
+    background.start()
     assert hold["entered"].wait(10)
-    second = threading.Thread(target=warming.warm_next, args=(None,))
-    try:
-        second.start()
-        second.join(0.5)
-        assert (P1, "probe") in log  # not ready yet: the second worker warms too
-    finally:
-        hold["release"].set()
-        first.join(10)
-        second.join(10)
-    while not warming.ready():
-        warming.warm_next(sandbox=None)
-    hold.update(phase="cache", entered=threading.Event(), release=threading.Event())
-    first = threading.Thread(target=warming.warm_next, args=(None,))
-    first.start()
-    assert hold["entered"].wait(10)
-    try:
-        assert warming.warm_next(sandbox=None) is False  # ready: the second worker stays free to grade
-    finally:
-        hold["release"].set()
-        first.join(10)
+    started = time.monotonic()
+    with warming.grading():
+        background.join(5)
+        assert not background.is_alive() and time.monotonic() - started < 0.5  # stopped at once
+        assert box.stops == 1 and results == [False]  # not counted as built
+        assert warming.pending() == {P2: "probe"}
+        assert warming.warm_next(warmer) is False  # nothing starts while a grade runs
+    assert warming.warm_next(warmer) is False  # nor until no grade has run for `settle` seconds
+    time.sleep(0.25)
+    hold["phase"] = None
+    assert warming.warm_next(warmer) is True and log == [(P2, "probe"), (P2, "probe")]  # redone
+    assert warming.pending() == {P2: "hint"}
 
 
 def test_the_problems_in_use_are_those_of_assignments_not_yet_closed_else_all(tmp_path):
@@ -196,34 +238,25 @@ def test_a_grade_waits_only_for_its_problems_probe_table(built):
     assert log == [(P1, "probe")]
 
 
-def test_no_warming_step_starts_while_a_grade_runs(built):
-    from grader.service.queue.warming import Warming
-
-    log, _ = built
-    warming = Warming([P2, P1], background=2)
-    with warming.grading():
-        assert warming.warm_next(sandbox=None) is False  # the grade has the machine to itself
-        assert log == []
-    assert warming.warm_next(sandbox=None) is True and log == [(P2, "probe")]
-
-
-def test_a_grade_of_a_problem_whose_probe_table_is_being_built_waits_for_that_build(built):
-    from grader.service.queue.warming import Warming
+def test_a_grade_of_a_problem_whose_probe_table_a_warmer_is_building_stops_it_and_builds_it_itself(built):
+    from grader.service.queue.warming import Warmer, Warming
 
     log, hold = built
     hold["phase"] = "probe"
-    warming = Warming([P1], background=1)
-    background = threading.Thread(target=warming.warm_next, args=(None,))
+    warming = Warming([P1])
+    warmer = Warmer(_Box(hold))
+    background = threading.Thread(target=warming.warm_next, args=(warmer,))
     background.start()
     assert hold["entered"].wait(10)
-    grade = threading.Thread(target=warming.ensure, args=(P1, None))
-    grade.start()
-    grade.join(0.3)
-    assert grade.is_alive()  # waiting on the background build, not building its own
-    hold["release"].set()
-    for t in (background, grade):
-        t.join(10)
-    assert log == [(P1, "probe")]
+    hold["phase"] = None
+    with warming.grading():
+        grade = threading.Thread(target=warming.ensure, args=(P1, None))
+        grade.start()
+        for t in (background, grade):
+            t.join(5)
+            assert not t.is_alive()
+    assert log == [(P1, "probe"), (P1, "probe")]  # the warmer's, stopped, then the grade's own
+    assert warming.pending() == {P1: "hint"}  # built once: no warmer builds it again
 
 
 # ---------------------------------------------------------------- a live server
@@ -298,5 +331,94 @@ def test_the_most_submitted_problems_are_warmed_first(tmp_path):
                 s.add(Submission(id=f"s{i}", user_id=user.id, problem=pid, kind="run", source="", source_sha256="",
                                  status="done", created_at=now, queued_at=now))
         assert most_used_first(db, ["a", "b", "c", "d"]) == ["c", "b", "a", "d"]
+    finally:
+        db.close()
+
+
+# Put on the server's PYTHONPATH: every warming step first runs a process for a minute
+# (as a slow step would), which the warmer's ``stop`` kills; a grade's own steps are not slowed.
+_SLOW_STEPS = '''
+import subprocess, sys
+from grader.authoring import warm
+
+_run = warm.Step.run
+
+def run(self, sandbox, started=None):
+    if started is not None:
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        started(proc)
+        sys.stderr.write(f"slow warming step: {self.problem.id} {self.phase}\\n")
+        sys.stderr.flush()
+        if proc.wait() != 0:
+            raise RuntimeError("killed")  # as a real step's sandbox run ends when killed
+    return _run(self, sandbox, started)
+
+warm.Step.run = run
+'''
+
+
+@pytest.mark.slow  # a live server and a graded Run: about 20 s
+def test_a_run_sent_while_a_slow_warming_step_runs_is_claimed_at_once_and_the_step_is_redone(tmp_path):
+    from datetime import datetime
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_SLOW_STEPS)
+    url = sqlite_url(tmp_path)
+    token = make_user(url, "ann@example.org")
+    teacher = make_user(url, "tess@example.org", instructor=True)
+    server = Server(url, workers=1, warm=True)
+    server.env["JAXJUDGE_CACHE"] = str(tmp_path / "cache")
+    server.env["PYTHONPATH"] = str(hooks)
+    server.start()
+    try:
+        deadline = time.time() + 120
+        while "slow warming step" not in server.output() and time.time() < deadline:
+            time.sleep(0.2)
+        assert "slow warming step" in server.output(), server.output()[-3000:]
+        with server.client(teacher) as tess:
+            queue = tess.get("/queue").json()
+        # The queue counts the warmer as busy and says with what; the worker that grades is free.
+        assert queue["workers"]["busy"] == queue["workers"]["own_work"] == 1, queue
+        assert queue["workers"]["grading"] == 0 and queue["own_work"][0].startswith("warming "), queue
+        with server.client(token) as ann:
+            r = post(ann, corpus("accepted/flat_norm.py"), "run")
+            assert r.status_code == 202, r.text
+            done = wait_done(ann, r.json()["id"], timeout=300)
+        assert done["verdict"] == "AC", done
+        waited = (datetime.fromisoformat(done["started_at"]) - datetime.fromisoformat(done["created_at"]))
+        assert waited.total_seconds() <= 0.5, waited  # in line for no longer than half a second
+        first = server.output().split("slow warming step: ")[1].split("\n")[0]
+        deadline = time.time() + 40  # stopped, not left to end its minute: redone once no grade runs
+        while server.output().count(f"slow warming step: {first}") < 2 and time.time() < deadline:
+            time.sleep(0.2)
+        assert server.output().count(f"slow warming step: {first}") == 2, server.output()[-3000:]
+    finally:
+        server.stop()
+
+
+def test_the_worker_roles_migration_makes_every_existing_worker_a_grading_one_and_goes_back(db_url):
+    from datetime import datetime, timezone
+
+    from alembic import command
+    from sqlalchemy import text
+
+    from grader.service.core.db import Database, alembic_config, upgrade
+
+    db = Database(db_url)
+    try:
+        with db.engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0012")
+            at = {"at": datetime.now(timezone.utc).replace(tzinfo=None)}
+            conn.execute(text("INSERT INTO workers (id, instance, host, pid, started_at, heartbeat_at, graded) "
+                              "VALUES ('w1', 'i', 'h', 1, :at, :at, 3)"), at)
+        upgrade(db)
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SELECT id, role, doing, graded FROM workers")).all() == [("w1", "grade", None, 3)]
+        with db.engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0012")
+        with db.engine.connect() as conn:
+            rows = conn.execute(text("SELECT * FROM workers"))
+            assert {"role", "doing"}.isdisjoint(rows.keys()) and len(rows.all()) == 1
     finally:
         db.close()

@@ -235,7 +235,12 @@ class QueueOut(BaseModel):
     done: int
     queued_by_kind: dict[str, int]
     oldest_age_seconds: float | None
-    workers: dict[str, int]
+    workers: dict[str, int] = Field(
+        description="alive: the workers that grade; busy: those grading plus the server's own work in progress; "
+        "grading and own_work: the two apart")
+    own_work: list[str] = Field(
+        default_factory=list, description="what the server's own work (warming a problem's tables, drawing its "
+        "hidden suite) is doing now; it yields to every grade: a grade never waits in line behind it")
     suite: str | None = Field(description=SUITE_FIELD)
     suite_failed: dict[str, str] = Field(
         default_factory=dict, description="problems whose hidden suite this server could not draw at its start "

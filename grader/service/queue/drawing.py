@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Callable
 
 from ...problem import ProblemError, load_problem, problem_folder
 from ...problem.suite import SuiteError, SuiteStore, load_secret, stripped
@@ -48,6 +49,7 @@ class Drawing:
         self._cancelled = False
         self._bare: set[str] = set()  # installed without the shipped hidden cases
         self._pending = [pid for pid in order if self._needs_draw(pid)]
+        self.on_progress: Callable[[], None] = lambda: None  # a problem's draw ended (the queue page's line)
 
     def _needs_draw(self, pid: str) -> bool:
         try:
@@ -140,4 +142,5 @@ class Drawing:
             log.error("%s: no draw passed the strength gate; its grades are IE: %s", pid, rest)
         with self._lock:
             self._pending.remove(pid)
+        self.on_progress()
         return pid

@@ -13,12 +13,20 @@ from ..core.models import Submission, Worker, utcnow
 from .jobs import HOST, finish_row
 
 
-def register(db, instance: str, worker_ids: list[str]) -> None:
+def register(db, instance: str, worker_ids: list[str], role: str = "grade") -> None:
+    """``role``: ``grade`` for the workers that claim rows, ``warm`` or ``draw`` for the
+    threads of the server's own work (never claiming, never holding a row)."""
     now = utcnow()
     with db.write() as s:
         for wid in worker_ids:
             s.add(Worker(id=wid, instance=instance, host=HOST, pid=os.getpid(), started_at=now, heartbeat_at=now,
-                         graded=0))
+                         graded=0, role=role))
+
+
+def set_doing(db, worker_id: str, doing: str | None) -> None:
+    """What a thread of the server's own work is building now (None: nothing)."""
+    with db.write() as s:
+        s.execute(update(Worker).where(Worker.id == worker_id).values(doing=doing and doing[:200]))
 
 
 def set_zygote(db, worker_id: str, pid: int | None) -> None:

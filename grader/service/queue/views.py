@@ -82,11 +82,16 @@ def stats(s: Session, stale_seconds: float) -> dict:
     oldest = _aware(s.scalar(select(func.min(Submission.queued_at)).where(Submission.status == "queued")))
     workers = s.scalars(select(Worker)).all()
     alive = [w for w in workers if w.heartbeat_at >= now - timedelta(seconds=stale_seconds)]
+    graders = [w for w in alive if w.role == "grade"]
+    # The server's own work (warming, drawing) is busy too, and says with what; it yields to grades.
+    own = sorted(w.doing for w in alive if w.role != "grade" and w.doing)
     return {"depth": int(counts.get("queued", 0)), "running": int(counts.get("running", 0)),
             "done": int(counts.get("done", 0)),
             "queued_by_kind": {k: int(by_kind.get(k, 0)) for k in KINDS},
             "oldest_age_seconds": round((now - oldest).total_seconds(), 3) if oldest else None,
-            "workers": {"alive": len(alive), "busy": sum(1 for w in alive if w.busy_with)}}
+            "workers": {"alive": len(graders), "busy": sum(1 for w in graders if w.busy_with) + len(own),
+                        "grading": sum(1 for w in graders if w.busy_with), "own_work": len(own)},
+            "own_work": own}
 
 
 def recent_grade_seconds(s: Session, n: int = 50) -> float | None:

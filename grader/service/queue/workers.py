@@ -1,8 +1,11 @@
 """The workers: threads that claim rows and grade them. Locally each thread holds
 one warm sandbox of the batch pool (a zygote that imported JAX once); with
 ``--engine dask`` each thread hands its claimed job to the Dask cluster instead.
-One more thread beats the heartbeat of this server's workers and reaps rows held by
-dead ones (on start too: a server killed mid-grade loses nothing)."""
+The workers only grade: the server's own work (drawing the hidden suites, then warming
+every problem's tables) runs on threads of its own, the warmers, with sandboxes of
+their own, and yields to every grade (``warming``). One more thread beats the heartbeat
+of this server's workers and reaps rows held by dead ones (on start too: a server
+killed mid-grade loses nothing)."""
 from __future__ import annotations
 
 import logging
@@ -18,7 +21,7 @@ from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
 from .drawing import Drawing
-from .warming import Phase, Warming, in_use, most_used_first
+from .warming import Phase, Warmer, Warming, in_use, most_used_first
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -36,6 +39,10 @@ class Workers:
         self.db, self.config = db, config
         self.instance = uuid.uuid4().hex[:16]
         self.ids = [f"{self.instance}-{i}" for i in range(config.workers)]
+        # The server's own work: as many warmers as workers (they yield to every grade), one drawer.
+        self.warmer_ids = [f"{self.instance}-warm{i}" for i in range(config.workers)]
+        self.drawer_id = f"{self.instance}-draw"
+        self._warmers: list[Warmer] = []
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -54,6 +61,9 @@ class Workers:
 
     def start(self) -> None:
         reaper.register(self.db, self.instance, self.ids)
+        if self.config.workers:
+            reaper.register(self.db, self.instance, self.warmer_ids, role="warm")
+            reaper.register(self.db, self.instance, [self.drawer_id], role="draw")
         self.reaped = self.reap()
         if self.config.workers == 0:
             return
@@ -97,6 +107,8 @@ class Workers:
         self._wake.set()
         if self.drawing is not None:
             self.drawing.cancel()  # minutes of work no grade waits on: ended now, drawn again next start
+        for warmer in list(self._warmers):
+            warmer.stop()  # rebuilt at the next start, as a step stopped for a grade is
         deadline = time.monotonic() + grace
         for t in self._threads:
             t.join(timeout=max(0.0, deadline - time.monotonic()))
@@ -117,20 +129,60 @@ class Workers:
 
     def _draw_then_plan_warming(self, order: list[str], local: bool) -> None:
         """The suites still to draw, then the warming of every problem (its tables are
-        built from the hidden cases it grades with, so after its draw)."""
+        built from the hidden cases it grades with, so after its draw) by the warmers."""
         try:
             if self.drawing is not None:
+                self.drawing.on_progress = lambda: self._doing(self.drawer_id, self.drawing_now())
+                self.drawing.on_progress()
                 self.drawing.run()
+                self._doing(self.drawer_id, None)
                 self.wake()  # the submissions that waited for a draw are claimable now
             if local and self.config.warm_idle and not self._stop.is_set():
-                # Until ready every worker warms; after it, with two workers or more, one is
-                # always free to grade.
-                self.warming = Warming(order, background=max(1, self.config.workers - 1),
-                                       in_use=in_use(self.db, order), before_ready=self.config.workers)
+                self.warming = Warming(order, in_use=lambda: in_use(self.db, order))
+                for wid in self.warmer_ids:
+                    t = threading.Thread(target=self._warm, args=(wid,), name=f"warmer-{wid}", daemon=True)
+                    t.start()
+                    self._threads.append(t)
         except Exception:
             log.exception("drawing the suites or planning the warming failed")
         finally:
             self._drawn.set()
+
+    def drawing_now(self) -> str | None:
+        """What the draw is doing, in words (None once it ended)."""
+        left = self.drawing.pending() if self.drawing is not None else []
+        if not left:
+            return None
+        return f"drawing the hidden suites of {len(left)} problem(s), next {', '.join(left[:2])}"
+
+    def _doing(self, wid: str, what: str | None) -> None:
+        try:
+            reaper.set_doing(self.db, wid, what)
+        except Exception:  # what the queue page shows is not worth a warmer's life
+            log.exception("could not record what %s is doing", wid)
+
+    def _warm(self, wid: str) -> None:
+        """A warmer: builds the next step whenever no grade runs, with a sandbox no grade
+        uses, until every problem is warm (then its sandbox is closed: memory back)."""
+        from ...sandbox.host import Sandbox
+
+        warmer = Warmer(Sandbox(), doing=lambda what: self._doing(wid, what))
+        self._warmers.append(warmer)
+        zygote = None
+        try:
+            while not self._stop.is_set() and not self.warming.finished():
+                built = self.warming.warm_next(warmer)
+                proc = warmer.sandbox.proc
+                if proc is not None and proc.pid != zygote:
+                    zygote = proc.pid
+                    reaper.set_zygote(self.db, wid, zygote)  # the reaper ends it should the server die
+                if not built:
+                    self._stop.wait(0.2)
+        except Exception:
+            log.exception("warmer %s failed", wid)
+        finally:
+            warmer.sandbox.close()
+            self._warmers.remove(warmer)
 
     def pending(self) -> dict[str, StartPhase]:
         """The problems not ready yet, each with its phase: ``suite`` while its hidden
@@ -234,8 +286,6 @@ class Workers:
                     log.exception("worker %s: claim failed", wid)
                     job = None
                 if job is None:
-                    if sandbox is not None and self.warming.warm_next(sandbox):
-                        continue  # one step built: look at the queue again before the next
                     self._wake.wait(self.config.poll_seconds)
                     self._wake.clear()
                     continue

@@ -323,7 +323,7 @@ def test_queue_page_and_api_show_what_is_being_graded_and_what_waits(site):
     try:
         q = teacher.get("/api/v1/queue").json()
         assert (q["depth"], q["running"], q["queued_by_kind"], q["workers"]) == (
-            1, 1, {"run": 1, "submit": 0, "custom": 0}, {"alive": 1, "busy": 1})
+            1, 1, {"run": 1, "submit": 0, "custom": 0}, {"alive": 1, "busy": 1, "grading": 1, "own_work": 0})
         assert q["oldest_age_seconds"] >= 0
         page = teacher.get("/queue/panel").text
         graded_now = page.split("<h2>Being graded</h2>")[1].split("<h2>")[0]

@@ -188,7 +188,7 @@ def _queue_html(**values) -> str:
     from datetime import datetime, timezone
 
     stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
-                            done=0, workers=SimpleNamespace(alive=2, busy=0))
+                            done=0, workers=SimpleNamespace(alive=2, busy=0, grading=0, own_work=0), own_work=[])
     context = dict(stats=stats, configured=2, engine="local", failures=[], running=[], storage=[], budget=1,
                    now=datetime.now(timezone.utc), titles={}, warming={}, warm_idle=True, suite=None, suite_failed={})
     return ENV.get_template("_queue.html").render(**{**context, **values})
@@ -199,6 +199,17 @@ def _queue_html(**values) -> str:
 def test_the_queue_page_names_the_suite_whose_hidden_cases_grade(suite, shown):
     html = _queue_html(suite=suite)
     assert re.search(r'<dd class="suite">(.*?)</dd>', html).group(1).startswith(shown)
+
+
+def test_the_queue_page_counts_the_servers_own_work_as_busy_and_says_what_it_does_only_when_there_is_some():
+    assert "own-work" not in _queue_html()
+    stats = SimpleNamespace(depth=0, queued_by_kind={"run": 0, "submit": 0}, oldest_age_seconds=None, running=0,
+                            done=0, workers=SimpleNamespace(alive=2, busy=2, grading=1, own_work=1),
+                            own_work=["warming <p1> (misconception hints)"])
+    html = _queue_html(stats=stats)
+    assert "2 alive, 2 busy: 1 grading, 1 on the server's own work" in html
+    shown = re.search(r'<dd class="own-work">(.*?)</dd>', html, re.S).group(1)
+    assert "<li>warming &lt;p1&gt; (misconception hints)</li>" in shown
 
 
 def test_the_queue_page_lists_the_problems_whose_suite_could_not_be_drawn_only_when_there_are_some():

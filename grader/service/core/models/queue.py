@@ -91,6 +91,9 @@ class Worker(Base):
     graded: Mapped[int] = mapped_column(Integer, default=0)
     sandbox: Mapped[dict[str, Any] | None] = mapped_column(JsonDoc)  # layers seen in its last grade
     zygote_pid: Mapped[int | None] = mapped_column(Integer)  # its sandbox's process group, for the reaper
+    # ``grade``: claims rows; ``warm``/``draw``: the server's own work, which yields to grades.
+    role: Mapped[str] = mapped_column(String(8), default="grade", server_default="grade")
+    doing: Mapped[str | None] = mapped_column(String(200))  # what its own work is building now
 
 class RateBucket(Base):
     __tablename__ = "rate_buckets"
