@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,24 +65,18 @@ def stripped_copy(dest: Path, pid: str, name: str | None = None) -> Path:
 
 def drawn_suite(folder: Path, problem, source: str, keep: int | None = None) -> tuple[str, list[str]]:
     """A drawn suite for ``problem``'s current revision in the deployment folder ``folder``
-    (its secret created when missing), laid out as ``grader suite draw`` leaves it: the
-    first ``keep`` hidden cases of the checkout's problem ``source``, renamed ``drawn_NNN``,
-    stand for a draw (a real one grades the corpus: a minute). The suite's id and the
-    cases' ids."""
-    import json
-
+    (its secret created when missing), written and sealed as ``grader suite draw`` writes
+    it: the first ``keep`` hidden cases of the checkout's problem ``source``, renamed
+    ``drawn_NNN``, stand for a draw (a real one grades the corpus: a minute). The suite's
+    id and the cases' ids."""
+    from grader.authoring.suites import Draw, _record
     from grader.problem import load_problem
-    from grader.problem.suite import SuiteStore, load_secret, revision
+    from grader.problem.suite import SuiteStore, load_secret
 
     secret = load_secret(folder / "secret", create=True)
     store = SuiteStore(folder, secret)
     shipped = [c for c in load_problem(PROBLEMS / source).cases if c.hidden][:keep]
     ids = [f"drawn_{i:03d}" for i in range(len(shipped))]
-    target = store.folder(problem)
-    (target / "hidden").mkdir(parents=True, exist_ok=True)
-    for cid, case in zip(ids, shipped):
-        (target / "hidden" / f"{cid}.json").write_bytes(case.path.read_bytes())
-    (target / "suite.json").write_text(json.dumps({
-        "suite": secret.id, "problem": problem.id, "revision": revision(problem), "passed": True, "attempt": 0,
-        "cases": ids, "reasons": [], "killed": None, "seconds": 0.0}))
+    macs = store.write_cases(problem, {cid: case.path.read_text(encoding="utf-8") for cid, case in zip(ids, shipped)})
+    _record(store, problem, Draw(problem.id, secret.id, passed=True, ids=ids, macs=macs), time.monotonic())
     return secret.id, ids

@@ -19,8 +19,6 @@ deployment that requires one refuses to grade it rather than fall back to the sh
 """
 from __future__ import annotations
 
-import json
-import shutil
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -28,7 +26,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..common.files import write_atomic
 from ..problem import Problem
 from ..problem.cases import read_case
 from ..problem.modules import load_module, recipes
@@ -52,6 +49,7 @@ class Draw:
     kept: bool = False
     attempt: int = 0
     ids: list[str] = field(default_factory=list)  # the drawn cases, in the plan's order
+    macs: dict[str, str] = field(default_factory=dict, repr=False)  # the drawn cases' seals (SuiteStore.write_cases)
     reasons: list[str] = field(default_factory=list)  # one per failed attempt
     killed: tuple[int, int] | None = None
     seconds: float = 0.0
@@ -142,11 +140,10 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
     except AuthoringError as exc:
         return str(exc)
     folder = store.folder(problem) / "hidden"
-    shutil.rmtree(folder, ignore_errors=True)  # an earlier attempt's cases
     recipe_of = {cid: slot.recipe for (cid, _), slot in zip(inputs, plan(problem))}  # drawn in the plan's order
-    for cid, raw, expected, _excess in checked:
-        # A drawn recipe case keeps its recipe, as a shipped one does (labels, a later plan).
-        write_atomic(folder / f"{cid}.json", case_text(raw, expected, recipe_of.get(cid)))
+    # A drawn recipe case keeps its recipe, as a shipped one does (labels, a later plan).
+    draw.macs = store.write_cases(problem, {cid: case_text(raw, expected, recipe_of.get(cid))
+                                            for cid, raw, expected, _excess in checked})
     draw.ids = [cid for cid, *_ in checked]
     drawn = with_suite(problem, [read_case(folder / f"{cid}.json", "hidden") for cid in draw.ids], secret.id)
     failures = [f for f in check_submissions(Validation(drawn, pool, True, log)) if f.status == "fail"]
@@ -165,10 +162,11 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
 
 
 def _record(store: SuiteStore, problem: Problem, draw: Draw, start: float) -> Draw:
-    """The draw's record, written last: a folder without a passing ``suite.json`` is no suite."""
+    """The draw's record, sealed and written last: a folder without a passing, sealed
+    ``suite.json`` is no suite."""
     draw.seconds = time.monotonic() - start
     doc = {"suite": draw.suite, "problem": problem.id, "revision": revision(problem), "passed": draw.passed,
            "attempt": draw.attempt, "cases": draw.ids if draw.passed else [], "reasons": draw.reasons,
            "killed": list(draw.killed) if draw.killed else None, "seconds": round(draw.seconds, 1)}
-    write_atomic(store.folder(problem) / "suite.json", json.dumps(doc, indent=1) + "\n")
+    store.write_record(problem, doc, draw.macs)
     return draw

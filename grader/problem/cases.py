@@ -95,9 +95,11 @@ class Problem:
         return [c for c in self.cases if not c.hidden]
 
 
-def read_case(path: Path, visibility: Visibility) -> Case:
+def read_case(path: Path, visibility: Visibility, raw: bytes | None = None) -> Case:
+    """The case in ``path``; ``raw``: its bytes, read already (a drawn case, parsed from
+    the very bytes its MAC was checked on)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8") if raw is None else raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProblemError(path, f"not a readable JSON case: {exc}") from None
     if not isinstance(data, dict) or set(data) - {"input", "expected", "recipe"} or "input" not in data:

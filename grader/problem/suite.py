@@ -13,6 +13,13 @@ case made from one of the generator's recipes is drawn anew from that recipe. It
 in a folder of its own (``SuiteStore``), keyed by the suite id and the problem's
 revision (``revision``), and ``with_suite`` puts it in place of the shipped hidden cases.
 
+A drawn suite is *sealed*: each case file carries a MAC under a key derived from the
+secret (``Secret.seal``), bound to the problem, the revision and the case's id, and the
+record (``suite.json``) carries the cases' MACs and a MAC of its own. A suite whose record
+or any case fails its MAC (changed on disk, moved, or drawn before suites were sealed) is
+refused and logged, and counts as not drawn, so the next draw draws it again. Its folders
+are its owner's alone, as its files are.
+
 A package built without its hidden cases (``JAXJUDGE_WITHOUT_HIDDEN=1``, see ``common/build_hook.py``)
 keeps each problem's plan alone, in ``cases/hidden.plan.json`` (``PLAN_FILE``): the ids and
 recipes of the hidden cases, never their inputs or outputs. Such a problem is *stripped*
@@ -24,9 +31,11 @@ import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +44,8 @@ from typing import Callable, Iterator
 from ..common.files import write_atomic
 from .cases import Case, Problem, read_case
 from .meta import ProblemError
+
+log = logging.getLogger("grader")
 
 SECRET_BYTES = 32
 PLAN_FILE = "hidden.plan.json"  # under cases/; common/build_hook.py writes the same format
@@ -70,6 +81,14 @@ class Secret:
         """The generator seed of ``problem_id``'s draw number ``attempt`` (0: the first)."""
         digest = hmac.new(self.value, f"{problem_id}\0{attempt}".encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:8], "big") >> 1  # non-negative, as numpy's seeds are
+
+    def seal(self, fields: tuple[str, ...], data: bytes) -> str:
+        """The MAC (hex) of ``data`` bound to ``fields`` (what it is and where it belongs),
+        so that sealed bytes moved to another problem, revision or case fail it."""
+        # A key of its own: no seal is a seed or an id, whatever the fields.
+        key = hmac.new(self.value, b"jaxjudge suite seal\0", hashlib.sha256).digest()
+        # JSON escapes NUL, so the header ends at the first one: no two (fields, data) share a message.
+        return hmac.new(key, json.dumps(fields).encode() + b"\0" + data, hashlib.sha256).hexdigest()
 
 
 def load_secret(path: Path, create: bool = False) -> Secret:
@@ -202,9 +221,15 @@ def revision(problem: Problem) -> str:
     return h.hexdigest()[:20]
 
 
+class _Unsealed(Exception):
+    """A drawn suite whose record or a case fails its MAC; the message names the file."""
+
+
 class SuiteStore:
     """Drawn suites under one folder: ``<root>/<suite id>/<problem>/<revision>/``, each
-    with its ``hidden/*.json`` cases and ``suite.json`` (how it was drawn and gated)."""
+    with its ``hidden/*.json`` cases and ``suite.json`` (how it was drawn and gated, and
+    the seals: ``macs``, one per case, and ``mac``, the record's own). Every folder from
+    ``<suite id>`` down is its owner's alone (0o700)."""
 
     def __init__(self, root: Path, secret: Secret) -> None:
         self.root, self.secret = Path(root), secret
@@ -212,14 +237,23 @@ class SuiteStore:
     def folder(self, problem: Problem) -> Path:
         return self.root / self.secret.id / problem.id / revision(problem)
 
+    def _owned(self, folder: Path) -> Path:
+        """``folder`` made, it and each folder between it and the root owner-only, those
+        made earlier with wider modes tightened."""
+        parts = folder.relative_to(self.root).parts
+        for depth in range(1, len(parts) + 1):
+            path = self.root.joinpath(*parts[:depth])
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(path, 0o700)  # mkdir's mode passes through the umask, and a folder made earlier kept its own
+        return folder
+
     @contextmanager
     def drawing(self, problem: Problem, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
         """Held while ``problem``'s suite is drawn: two processes drawing into one folder (two
         servers, a server and ``grader suite draw``) take turns, and ``waiting`` is called
         when another holds it. An advisory lock of the OS, let go when its holder dies."""
-        folder = self.folder(problem)
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / "draw.lock", "a") as handle:
+        folder = self._owned(self.folder(problem))
+        with open(os.open(folder / "draw.lock", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -230,25 +264,102 @@ class SuiteStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
+    def write_cases(self, problem: Problem, texts: dict[str, str]) -> dict[str, str]:
+        """``problem``'s drawn cases (id: the case file's text) in place of any drawn before;
+        their MACs, by id, for ``write_record``."""
+        folder = self.folder(problem)
+        shutil.rmtree(folder / "hidden", ignore_errors=True)
+        hidden = self._owned(folder / "hidden")
+        macs = {}
+        for cid, text in texts.items():
+            write_atomic(hidden / f"{cid}.json", text)
+            # The bytes written, not read back: a case changed while the draw is gated fails its seal.
+            macs[cid] = self._case_mac(problem.id, folder.name, cid, text.encode("utf-8"))
+        return macs
+
+    def write_record(self, problem: Problem, doc: dict, macs: dict[str, str]) -> None:
+        """The suite's record ``doc`` (its ``cases`` among them, sealed by ``macs`` from
+        ``write_cases``), sealed itself and written last: a folder without a passing,
+        sealed ``suite.json`` is no suite."""
+        folder = self._owned(self.folder(problem))
+        doc = {**doc, "macs": {cid: macs[cid] for cid in doc["cases"]}}
+        doc["mac"] = self._record_mac(problem.id, folder.name, doc)
+        write_atomic(folder / "suite.json", json.dumps(doc, indent=1) + "\n")
+
+    def _case_mac(self, problem_id: str, rev: str, case_id: str, data: bytes) -> str:
+        return self.secret.seal(("case", problem_id, rev, case_id), data)
+
+    def _record_mac(self, problem_id: str, rev: str, doc: dict) -> str:
+        body = {k: v for k, v in doc.items() if k != "mac"}
+        return self.secret.seal(("record", problem_id, rev),
+                                json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
+
     def manifest(self, problem: Problem) -> dict | None:
-        """The drawn suite's record, or None when this revision has none that passed."""
+        """The drawn suite's record, or None when this revision has none that passed and is
+        sealed (one that fails its seal is logged)."""
         try:
-            doc = json.loads((self.folder(problem) / "suite.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            opened = self._open(problem)
+        except _Unsealed:
             return None
-        return doc if isinstance(doc, dict) and doc.get("passed") is True else None
+        return opened[1] if opened else None
 
     def cases(self, problem: Problem) -> list[Case]:
-        """The drawn hidden cases, in the plan's order; ``SuiteError`` when none passed."""
-        doc = self.manifest(problem)
-        if doc is None:
-            raise SuiteError(f"{problem.id}: suite {self.secret.id} has no drawn suite for this revision of the "
-                             "problem; run grader suite draw")
-        folder = self.folder(problem) / "hidden"
+        """The drawn hidden cases, in the plan's order; ``SuiteError`` when none passed, or
+        the suite fails its seal."""
+        missing = f"{problem.id}: suite {self.secret.id} has no drawn suite for this revision of the problem"
         try:
-            return [read_case(folder / f"{cid}.json", "hidden") for cid in doc["cases"]]
-        except (KeyError, TypeError, ProblemError) as exc:
+            opened = self._open(problem)
+        except _Unsealed:
+            # The file's path stays in the log: this message can reach a learner's report.
+            raise SuiteError(f"{missing} that passes its seal (the log names the file that fails it); run grader "
+                             "suite draw") from None
+        if opened is None:
+            raise SuiteError(f"{missing}; run grader suite draw")
+        folder, doc, data = opened
+        folder = folder / "hidden"
+        try:
+            return [read_case(folder / f"{cid}.json", "hidden", data[cid]) for cid in doc["cases"]]
+        except ProblemError as exc:
             raise SuiteError(f"{problem.id}: the drawn suite in {folder} is damaged ({exc}); draw it again") from None
+
+    def _open(self, problem: Problem) -> tuple[Path, dict, dict[str, bytes]] | None:
+        """The folder and passing record of ``problem``'s drawn suite and its cases' bytes, each checked
+        against its MAC; None when there is no passing record. ``_Unsealed`` (logged) when
+        the record or a case fails its seal."""
+        folder = self.folder(problem)
+        record = folder / "suite.json"
+        try:
+            doc = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("passed") is not True:
+            return None
+        try:
+            return folder, doc, self._unseal(problem.id, folder, doc)
+        except _Unsealed as exc:
+            # A line a server reading ``grader suite draw`` does not take for the problem's outcome.
+            log.warning("suite %s: the drawn suite of %s is refused, as if never drawn (the next draw draws it "
+                        "again): %s",
+                        self.secret.id, problem.id, exc)
+            raise
+
+    def _unseal(self, problem_id: str, folder: Path, doc: dict) -> dict[str, bytes]:
+        record = folder / "suite.json"
+        mac = doc.get("mac")
+        if mac is None:
+            raise _Unsealed(f"{record} has no MAC: it was drawn before drawn suites were sealed")
+        if not (isinstance(mac, str) and hmac.compare_digest(mac, self._record_mac(problem_id, folder.name, doc))):
+            raise _Unsealed(f"{record} fails its MAC (changed on disk, or not this suite's)")
+        data = {}
+        for cid in doc["cases"]:
+            path = folder / "hidden" / f"{cid}.json"
+            try:
+                data[cid] = path.read_bytes()
+            except OSError as exc:
+                raise _Unsealed(f"{path} cannot be read ({type(exc).__name__})") from None
+            if not hmac.compare_digest(doc["macs"][cid], self._case_mac(problem_id, folder.name, cid, data[cid])):
+                raise _Unsealed(f"{path} fails its MAC (changed on disk, or another case's)")
+        return data
 
 
 def with_suite(problem: Problem, hidden: list[Case], suite_id: str) -> Problem:

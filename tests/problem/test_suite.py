@@ -4,6 +4,7 @@ shows, and no drawn input is a case the repository holds."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -68,6 +69,16 @@ def test_a_new_secret_is_the_owners_alone_and_never_shown(tmp_path):
         load_secret(tmp_path / "secret")
     with pytest.raises(SuiteError, match="no suite secret"):
         load_secret(tmp_path / "absent")
+
+
+def _written(store, problem, ids: list[str], attempt: int = 0, text: str = '{"input": {}, "expected": {}}'):
+    """A passing suite of the cases ``ids`` (each holding ``text``) in ``store``, written and
+    sealed by what a draw writes with (``write_cases``, then ``_record``), without drawing."""
+    from grader.authoring.suites import Draw, _record
+
+    macs = store.write_cases(problem, {cid: text for cid in ids})
+    _record(store, problem, Draw(problem.id, store.secret.id, passed=True, attempt=attempt, ids=ids, macs=macs), 0.0)
+    return macs
 
 
 def _copy(tmp_path, pid: str):
@@ -166,7 +177,7 @@ def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_k
     turns per problem; the second keeps the first's suite rather than draw over it."""
     import threading
 
-    from grader.authoring.suites import _record, Draw, draw_suite
+    from grader.authoring.suites import draw_suite
     from grader.problem import find_problem
     from grader.problem.suite import SuiteStore
 
@@ -180,8 +191,7 @@ def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_k
         second.start()
         second.join(timeout=0.5)
         assert second.is_alive() and said == ["waiting"]
-        first = Draw(problem.id, _secret(7).id, passed=True, attempt=2, ids=["gen_0"])
-        _record(store, problem, first, 0.0)
+        _written(store, problem, ["gen_0"], attempt=2)
     second.join(timeout=30)
     assert got[0].kept and got[0].attempt == 2 and got[0].ids == ["gen_0"]  # pool=None: it drew nothing
 
@@ -189,14 +199,13 @@ def test_a_draw_waits_for_another_draw_of_the_problem_into_the_same_folder_and_k
 def test_suite_draw_puts_off_a_problem_another_process_is_drawing_and_draws_the_others_first(tmp_path):
     """Two servers starting on one folder draw in the same order: each leaves the problem
     the other holds for the end, so that they share the work instead of taking turns."""
-    from grader.authoring.suites import Draw, _record
     from grader.problem import find_problem
     from grader.problem.suite import SuiteStore, load_secret
 
     secret = load_secret(tmp_path / "secret", create=True)
     store = SuiteStore(tmp_path, secret)
     held, other = find_problem("value_and_grad_loss"), find_problem("ema_with_scan")
-    _record(store, other, Draw(other.id, secret.id, passed=True, ids=["gen_0", "gen_1"]), 0.0)  # quick to report
+    _written(store, other, ["gen_0", "gen_1"])  # quick to report
     with store.drawing(held):
         proc = subprocess.Popen([sys.executable, "-m", "grader", "suite", "draw", held.id, other.id, "--suite",
                                  str(tmp_path), "--no-mutants"], stdout=subprocess.PIPE, text=True)
@@ -204,7 +213,7 @@ def test_suite_draw_puts_off_a_problem_another_process_is_drawing_and_draws_the_
         lines = [proc.stdout.readline().rstrip("\n") for _ in range(3)]
         assert lines[1:] == ["ema_with_scan: kept, 2 hidden cases, 0.0 s",
                              f"waiting for another process drawing value_and_grad_loss into {tmp_path}"]
-        _record(store, held, Draw(held.id, secret.id, passed=True, ids=["gen_0"]), 0.0)
+        _written(store, held, ["gen_0"])
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0 and out == "value_and_grad_loss: kept, 1 hidden cases, 0.0 s\n"
 
@@ -388,3 +397,189 @@ def test_a_problem_installed_without_its_hidden_cases_counts_as_many_as_its_plan
     assert hidden_count(shipped) == hidden_count(bare) == sum(c.hidden for c in shipped.cases) > 0
     drawn = with_suite(bare, [c for c in shipped.cases if c.hidden][:2], "s")
     assert hidden_count(drawn) == 2
+
+
+# A drawn suite is sealed: each case and the record carry a MAC under the deployment's secret.
+
+SEALED = "value_and_grad_loss"
+
+
+def _sealed_suite(tmp_path, keep: int = 3):
+    """A sealed suite of ``keep`` cases for the checkout's ``SEALED``, written as a draw writes
+    it; its store, the problem and the cases' ids."""
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore, load_secret
+
+    problem = find_problem(SEALED)
+    _, ids = drawn_suite(tmp_path / "suite", problem, SEALED, keep=keep)
+    store = SuiteStore(tmp_path / "suite", load_secret(tmp_path / "suite" / "secret"))
+    assert [c.id for c in store.cases(problem)] == ids  # sealed as written: accepted
+    return store, problem, ids
+
+
+def _refused(store, problem, caplog, failing: str) -> str:
+    """Asserts ``store`` treats ``problem``'s suite as not drawn, on every path that reads
+    it, and that the log names the problem, the suite and ``failing`` (a file), never the
+    secret. The log's text."""
+    from grader.problem.suite import SuiteError, load_suite
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="grader"):
+        assert store.manifest(problem) is None  # what grader suite draw and the server's start draw by
+        with pytest.raises(SuiteError, match="no drawn suite for this revision.*passes its seal"):
+            store.cases(problem)
+        with pytest.raises(SuiteError, match="passes its seal"):
+            load_suite(problem, store.root)  # what find_problem grades with under grader serve --suite
+    lines = [r.getMessage() for r in caplog.records if r.name == "grader"]
+    assert len(lines) == 3, lines
+    for line in lines:
+        assert problem.id in line and store.secret.id in line and failing in line, line
+        assert store.secret.value.hex() not in line
+    return lines[0]
+
+
+def _flip_a_digit_of_the_input(path) -> None:
+    data = bytearray(path.read_bytes())
+    at = next(i for i in range(data.index(b'"input"'), len(data)) if chr(data[i]).isdigit())
+    data[at] = ord("1") if data[at] != ord("1") else ord("2")
+    path.write_bytes(bytes(data))
+
+
+def test_a_drawn_case_with_one_byte_of_its_input_changed_on_disk_is_refused_logged_and_the_suite_not_drawn(
+        tmp_path, caplog):
+    store, problem, ids = _sealed_suite(tmp_path)
+    changed = store.folder(problem) / "hidden" / f"{ids[1]}.json"
+    _flip_a_digit_of_the_input(changed)
+    json.loads(changed.read_text())  # still a readable case: only its seal tells
+    assert "fails its MAC" in _refused(store, problem, caplog, str(changed))
+
+
+def test_a_process_using_a_suite_refuses_a_problem_whose_drawn_case_was_changed(tmp_path, caplog):
+    from grader.problem import ProblemError, find_problem
+    from grader.problem.catalogue import use_suite
+
+    store, problem, ids = _sealed_suite(tmp_path)
+    _flip_a_digit_of_the_input(store.folder(problem) / "hidden" / f"{ids[0]}.json")
+    use_suite(store.root)
+    try:
+        with caplog.at_level(logging.WARNING, logger="grader"), pytest.raises(ProblemError, match="passes its seal"):
+            find_problem(SEALED)
+    finally:
+        use_suite(None)
+    assert f"{ids[0]}.json" in caplog.text
+
+
+def test_a_suite_that_fails_its_seal_is_drawn_again_by_grader_suite_draw_not_kept(tmp_path, monkeypatch):
+    from grader.authoring import suites
+
+    store, problem, ids = _sealed_suite(tmp_path)
+    _flip_a_digit_of_the_input(store.folder(problem) / "hidden" / f"{ids[0]}.json")
+    drawn: list[int] = []
+
+    def draw_stand_in(problem, secret, store, pool, mutation, shipped, draw, log):  # the gate takes a minute
+        drawn.append(draw.attempt)
+        draw.macs = store.write_cases(problem, {"gen_000": '{"input": {}, "expected": {}}'})
+        draw.ids = ["gen_000"]
+        return None
+
+    monkeypatch.setattr(suites, "_attempt", draw_stand_in)
+    draw = suites.draw_suite(problem, store.secret, store, pool=None)
+    assert drawn == [0] and draw.passed and not draw.kept
+    assert [c.id for c in store.cases(problem)] == ["gen_000"]
+
+
+def test_a_server_starting_on_a_suite_that_fails_its_seal_draws_it_again(tmp_path):
+    pytest.importorskip("sqlalchemy", reason="the service's drawing needs the serve extra")
+    from grader.service.queue.drawing import Drawing
+
+    store, problem, ids = _sealed_suite(tmp_path)
+    assert Drawing(store.root, [SEALED]).pending() == []
+    _flip_a_digit_of_the_input(store.folder(problem) / "hidden" / f"{ids[0]}.json")
+    assert Drawing(store.root, [SEALED]).pending() == [SEALED]
+
+
+def test_two_drawn_case_files_swapped_on_disk_are_refused(tmp_path, caplog):
+    store, problem, ids = _sealed_suite(tmp_path)
+    a, b = (store.folder(problem) / "hidden" / f"{cid}.json" for cid in ids[:2])
+    first, second = a.read_bytes(), b.read_bytes()
+    a.write_bytes(second)
+    b.write_bytes(first)
+    assert "fails its MAC" in _refused(store, problem, caplog, str(a))
+
+
+@pytest.mark.parametrize("move", ["slot", "problem", "revision"])
+def test_a_case_moved_with_its_mac_to_another_slot_problem_or_revision_fails_its_seal(tmp_path, caplog, move):
+    """Even in a record sealed with the moved MAC, a case's MAC holds only where it was
+    drawn: its problem, its revision, its case id."""
+    from grader.authoring.suites import Draw, _record
+    from grader.problem import find_problem, load_problem
+    from grader.problem.suite import SuiteStore, load_secret, revision
+
+    store = SuiteStore(tmp_path / "suite", load_secret(tmp_path / "suite" / "secret", create=True))
+    text = (next(c for c in find_problem(SEALED).cases if c.hidden)).path.read_text()
+    if move == "revision":
+        folder, load = _copy(tmp_path, SEALED)
+        source = load(folder)
+        mac = store.write_cases(source, {"gen_000": text})["gen_000"]
+        (folder / "generator.py").write_text((folder / "generator.py").read_text() + "\n# a change\n")
+        target, slot = load(folder), "gen_000"
+    else:
+        source = find_problem(SEALED)
+        mac = store.write_cases(source, {"gen_000": text})["gen_000"]
+        if move == "slot":
+            target, slot = source, "gen_001"
+        else:  # a copy under another name: the same revision, so only the problem's id tells them apart
+            shutil.copytree(PROBLEMS / SEALED, tmp_path / "a_copy", ignore=shutil.ignore_patterns("__pycache__"))
+            target, slot = load_problem(tmp_path / "a_copy"), "gen_000"
+            assert revision(target) == revision(source)
+    own = _written(store, target, [slot], text=text)[slot]
+    assert store.manifest(target) is not None and own != mac  # the same bytes, sealed where they are
+    _record(store, target, Draw(target.id, store.secret.id, passed=True, ids=[slot], macs={slot: mac}), 0.0)
+    assert "fails its MAC" in _refused(store, target, caplog, f"{slot}.json")
+
+
+def test_a_suite_copied_into_another_deployments_folder_fails_its_seal_under_that_secret(tmp_path, caplog):
+    from grader.problem.suite import SuiteStore, load_secret
+
+    store, problem, _ = _sealed_suite(tmp_path)
+    other = SuiteStore(tmp_path / "other", load_secret(tmp_path / "other" / "secret", create=True))
+    shutil.copytree(store.root / store.secret.id, other.root / other.secret.id)
+    assert "fails its MAC" in _refused(other, problem, caplog, str(other.folder(problem) / "suite.json"))
+
+
+def test_a_record_whose_list_of_cases_is_edited_fails_its_seal(tmp_path, caplog):
+    store, problem, ids = _sealed_suite(tmp_path)
+    record = store.folder(problem) / "suite.json"
+    doc = json.loads(record.read_text())
+    doc["cases"] = ids[1:]  # a hidden case left out: the suite is weaker, every case still sealed
+    record.write_text(json.dumps(doc, indent=1))
+    assert "fails its MAC" in _refused(store, problem, caplog, str(record))
+
+
+def test_a_suite_drawn_before_suites_were_sealed_is_refused_and_the_log_says_why(tmp_path, caplog):
+    store, problem, _ = _sealed_suite(tmp_path)
+    record = store.folder(problem) / "suite.json"
+    doc = json.loads(record.read_text())
+    del doc["mac"], doc["macs"]  # the record as a draw wrote it before
+    record.write_text(json.dumps(doc, indent=1))
+    assert "drawn before drawn suites were sealed" in _refused(store, problem, caplog, str(record))
+
+
+def test_a_drawn_suites_folders_are_the_owners_alone_and_wider_ones_are_tightened(tmp_path):
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore, load_secret
+
+    problem = find_problem(SEALED)
+    store = SuiteStore(tmp_path / "suite", load_secret(tmp_path / "suite" / "secret", create=True))
+    revision_folder = store.folder(problem)
+    (revision_folder / "hidden").mkdir(parents=True)
+    levels = [revision_folder.parent.parent, revision_folder.parent, revision_folder, revision_folder / "hidden"]
+    for folder in levels:
+        os.chmod(folder, 0o755)  # made by an earlier version, or by hand
+    drawn_suite(store.root, problem, SEALED, keep=2)
+    assert [oct(f.stat().st_mode & 0o777) for f in levels] == [oct(0o700)] * 4
+    assert {oct(f.stat().st_mode & 0o777) for f in revision_folder.rglob("*") if f.is_file()} == {oct(0o600)}
+    shutil.rmtree(store.root / store.secret.id)
+    with store.drawing(problem):  # a draw's first step makes them, as owner-only
+        assert [oct(f.stat().st_mode & 0o777) for f in levels[:3]] == [oct(0o700)] * 3
+        assert oct((revision_folder / "draw.lock").stat().st_mode & 0o777) == oct(0o600)

@@ -125,7 +125,9 @@ def test_a_draw_waiting_for_another_process_says_so_in_a_line_the_server_does_no
                          f"waiting for another process drawing {PID} into {tmp_path / 'suite'}"]
         last = drawing.read_line(lines[1], "")
         assert drawing.pending() == [PID] and drawing.failed == {}
-        _record(drawing.store, problem, Draw(PID, drawing.secret.id, passed=True, attempt=3, ids=["gen_0"]), 0.0)
+        macs = drawing.store.write_cases(problem, {"gen_0": '{"input": {}}'})
+        _record(drawing.store, problem, Draw(PID, drawing.secret.id, passed=True, attempt=3, ids=["gen_0"], macs=macs),
+                0.0)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0 and out.startswith(f"{PID}: kept, 1 hidden cases")
     drawing.read_line(out.splitlines()[0], last)
