@@ -182,3 +182,56 @@ def test_a_server_names_the_problems_it_could_not_draw_grades_their_runs_and_not
             assert (graded["verdict"], graded["total"]) == ("AC", len(load_problem(problems / PID).public_cases()) + 2)
     finally:
         server.stop()
+
+
+# A stand-in for ``grader suite draw``: says its scheduling policy and its child's, then,
+# once the test lets it (go<n>), that the problem's draw failed.
+_FAKE_DRAW = r"""
+import os, pathlib, subprocess, sys, time
+folder, pid = pathlib.Path(sys.argv[1]), sys.argv[2]
+n = len(list(folder.glob("started*")))
+child = subprocess.run([sys.executable, "-c", "import os; print(os.sched_getscheduler(0))"],
+                       capture_output=True, text=True).stdout.strip()
+print(f"policy {os.sched_getscheduler(0)} child {child}", flush=True)
+(folder / f"started{n}").touch()
+while not (folder / f"go{n}").exists():
+    time.sleep(0.01)
+print(f"{pid}: FAILED, 0 hidden cases, 0.1 s", flush=True)
+"""
+
+
+@pytest.mark.parametrize("graded_rounds, draws", [(0, 1), (99, 3)])
+def test_a_draw_runs_idle_and_one_that_failed_while_grades_ran_is_drawn_again_at_most_twice(
+        tmp_path, monkeypatch, caplog, graded_rounds, draws):
+    import os
+    import sys
+
+    from grader.service.queue import drawing as module
+    from grader.service.queue.drawing import Drawing
+
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    drawing = Drawing(tmp_path / "suite", [PID])
+    monkeypatch.setattr(Drawing, "command", lambda self, ids, extra: [sys.executable, "-c", _FAKE_DRAW,
+                                                                      str(signals), *ids])
+
+    def conduct() -> None:  # a grade starts during the first `graded_rounds` draws
+        for n in range(module.RETRIES + 1):
+            deadline = time.monotonic() + 30
+            while not (signals / f"started{n}").exists():
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.01)
+            if n < graded_rounds:
+                drawing.grades += 1
+            (signals / f"go{n}").touch()
+
+    conductor = threading.Thread(target=conduct, daemon=True)
+    conductor.start()
+    with caplog.at_level(logging.INFO, logger="grader.service"):
+        drawing.run()
+    assert len(list(signals.glob("started*"))) == draws == 1 + min(graded_rounds, module.RETRIES)
+    idle = str(os.SCHED_IDLE)
+    assert f"policy {idle} child {idle}" in caplog.text  # the draw and what it starts yield to grades
+    assert drawing.failed[PID].startswith("FAILED") and drawing.pending() == []
+    assert "its grades are IE" in caplog.text  # after the last draw, the failure stands

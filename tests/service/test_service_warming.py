@@ -422,3 +422,44 @@ def test_the_worker_roles_migration_makes_every_existing_worker_a_grading_one_an
             assert {"role", "doing"}.isdisjoint(rows.keys()) and len(rows.all()) == 1
     finally:
         db.close()
+
+
+@pytest.mark.slow  # a live server: about 15 s
+def test_a_server_stopped_while_it_warms_exits_within_three_seconds_and_leaves_no_warming_process(tmp_path):
+    import os
+    import signal
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_SLOW_STEPS)
+    url = sqlite_url(tmp_path)
+    server = Server(url, workers=1, warm=True)
+    server.env["JAXJUDGE_CACHE"] = str(tmp_path / "cache")
+    server.env["PYTHONPATH"] = str(hooks)
+    server.start()
+    try:
+        deadline = time.time() + 120
+        while "slow warming step" not in server.output() and time.time() < deadline:
+            time.sleep(0.2)
+        assert "slow warming step" in server.output(), server.output()[-3000:]
+        step = [int(p) for p in os.listdir("/proc") if p.isdigit() and _is_slow_step(int(p))]
+        assert step
+        started = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(timeout=30)
+        assert time.monotonic() - started <= 3.0
+        time.sleep(0.2)
+        assert not any(_is_slow_step(pid) for pid in step)  # the step's process ended too
+    finally:
+        server.stop()
+
+
+def _is_slow_step(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            line = f.read()
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return b"time.sleep(60)" in line and state != "Z"

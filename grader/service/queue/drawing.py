@@ -15,7 +15,14 @@ its reason are logged; the secret never is.
 The draws run in a process of their own, ``grader suite draw`` (the one way of drawing),
 whose lines say which problem is done: JAX's work stays out of the server's process, and
 a server that stops ends a draw at once (its process group) instead of waiting minutes
-for it; a draw cut short leaves no suite, so the next start draws that problem again."""
+for it; a draw cut short leaves no suite, so the next start draws that problem again.
+
+A grade goes first: the draw's process and every process it starts run under Linux's
+``SCHED_IDLE`` policy, which gives them a core only when no other process wants it, so a
+grade takes its core from a draw at once and a draw goes on in the gaps between grades.
+A draw starved that way can see its corpus files run out of wall-clock time and be
+refused for it: a problem whose draw failed while grades ran is drawn once more, up to
+``RETRIES`` times, before its failure stands."""
 from __future__ import annotations
 
 import logging
@@ -31,6 +38,18 @@ from ...problem import ProblemError, load_problem, problem_folder
 from ...problem.suite import SuiteError, SuiteStore, load_secret, stripped
 
 log = logging.getLogger("grader.service")
+
+RETRIES = 2  # more draws of a problem whose draw failed while grades ran (starved, perhaps)
+
+
+def run_idle(pid: int) -> bool:
+    """Put process ``pid`` (and what it starts from now on) under ``SCHED_IDLE``; False
+    where the OS has no such policy (the draw then competes with grades as any process)."""
+    try:
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+        return True
+    except (AttributeError, OSError):
+        return False
 
 
 class Drawing:
@@ -50,6 +69,10 @@ class Drawing:
         self._bare: set[str] = set()  # installed without the shipped hidden cases
         self._pending = [pid for pid in order if self._needs_draw(pid)]
         self.on_progress: Callable[[], None] = lambda: None  # a problem's draw ended (the queue page's line)
+        self.grades = 0  # grades started on this server (``graded``): a failure beside one may be starvation
+        self._failed_beside: set[str] = set()  # failed while grades ran: drawn again
+        self._retries: dict[str, int] = {}
+        self._grades_at_start = 0
 
     def _needs_draw(self, pid: str) -> bool:
         try:
@@ -90,12 +113,23 @@ class Drawing:
         if ids:
             log.warning("drawing the hidden suites of %d problem(s) for suite %s; they are graded once drawn",
                         len(ids), self.secret.id)
-        # Installed without the shipped hidden cases, a problem has no shipped kills to
-        # compare with: its gate is its corpus alone (--no-mutants).
-        for group, extra in (([p for p in ids if p not in self._bare], []),
-                             ([p for p in ids if p in self._bare], ["--no-mutants"])):
-            if group and not self._cancelled:
-                self._draw(group, extra)
+        while ids:  # each problem is drawn again at most RETRIES times
+            self._failed_beside = set()
+            # Installed without the shipped hidden cases, a problem has no shipped kills to
+            # compare with: its gate is its corpus alone (--no-mutants).
+            for group, extra in (([p for p in ids if p not in self._bare], []),
+                                 ([p for p in ids if p in self._bare], ["--no-mutants"])):
+                if group and not self._cancelled:
+                    self._draw(group, extra)
+            ids = [pid for pid in ids if pid in self._failed_beside]
+            if self._cancelled or not ids:
+                break
+            log.warning("drawing %s again: its draw failed while grades ran (a draw yields its cores to them)",
+                        ", ".join(ids))
+            with self._lock:
+                self._pending.extend(ids)
+            for pid in ids:
+                self.failed.pop(pid, None)
         with self._lock:
             unheard, self._pending = self._pending, []
         for pid in unheard:  # cut short, or the draw died: no suite, so the next start draws it again
@@ -109,15 +143,20 @@ class Drawing:
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
 
+    def command(self, ids: list[str], extra: list[str]) -> list[str]:
+        """The process that draws ``ids``: ``grader suite draw``."""
+        return [sys.executable, "-m", "grader", "suite", "draw", *ids, "--suite", str(self.folder),
+                "--jobs", str(self.jobs), "--workers", str(self.sandboxes), *extra]
+
     def _draw(self, ids: list[str], extra: list[str]) -> None:
-        cmd = [sys.executable, "-m", "grader", "suite", "draw", *ids, "--suite", str(self.folder),
-               "--jobs", str(self.jobs), "--workers", str(self.sandboxes), *extra]
+        cmd = self.command(ids, extra)
         self._proc = proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                              start_new_session=True)
+        run_idle(proc.pid)  # before it imports anything, so before any process it starts
         if self._cancelled:  # cancelled while it started
             self.cancel()
         assert proc.stdout is not None
-        last = ""
+        last, self._grades_at_start = "", self.grades
         for line in proc.stdout:
             last = self.read_line(line.rstrip("\n"), last)
         proc.wait()
@@ -137,6 +176,11 @@ class Drawing:
             return last
         if rest.startswith(("drawn", "kept")):
             log.warning("%s: suite %s %s", pid, self.secret.id, rest)
+        elif self.grades != self._grades_at_start and self._retries.get(pid, 0) < RETRIES:
+            self._retries[pid] = self._retries.get(pid, 0) + 1
+            self.failed[pid] = rest
+            self._failed_beside.add(pid)
+            log.warning("%s: no draw passed the strength gate while grades ran; drawn again: %s", pid, rest)
         else:
             self.failed[pid] = rest
             log.error("%s: no draw passed the strength gate; its grades are IE: %s", pid, rest)

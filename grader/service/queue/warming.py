@@ -93,6 +93,7 @@ class Warming:
         self._last_grade = -float("inf")
         self._running: dict[int, Callable[[], None]] = {}  # step: how to stop it
         self._stopped: set[int] = set()  # steps stopped for a grade, to redo
+        self._closed = False
 
     # ------------------------------------------------------------ what is left
 
@@ -144,12 +145,11 @@ class Warming:
 
     # ------------------------------------------------------------ grades first
 
-    @contextmanager
-    def grading(self) -> Iterator[None]:
-        """Around a grade: every step in progress is stopped now (and redone later), and
-        none starts until no grade has run for ``settle`` seconds."""
+    def stop_all(self, close: bool = False) -> None:
+        """Stop every step in progress; each is redone by the next warm_next, or, with
+        ``close`` (the server stops), at the next start: no step starts any more."""
         with self._guard:
-            self._grades += 1
+            self._closed = self._closed or close
             victims = list(self._running.items())
             self._stopped.update(i for i, _ in victims)
         for i, stop in victims:
@@ -157,6 +157,14 @@ class Warming:
                 stop()
             except Exception:
                 log.exception("stopping the warming of %s failed", self._plan[i].problem.id)
+
+    @contextmanager
+    def grading(self) -> Iterator[None]:
+        """Around a grade: every step in progress is stopped now (and redone later), and
+        none starts until no grade has run for ``settle`` seconds."""
+        with self._guard:
+            self._grades += 1
+        self.stop_all()
         try:
             yield
         finally:
@@ -165,8 +173,8 @@ class Warming:
                 self._last_grade = time.monotonic()
 
     def yielding(self) -> bool:
-        """A grade runs, or one ended less than ``settle`` seconds ago."""
-        return bool(self._grades) or time.monotonic() - self._last_grade < self.settle
+        """A grade runs, or one ended less than ``settle`` seconds ago (or the server stops)."""
+        return self._closed or bool(self._grades) or time.monotonic() - self._last_grade < self.settle
 
     def ensure(self, problem_id: str, sandbox) -> None:
         """What a grade of ``problem_id`` needs before it starts: the probe table, built
@@ -215,7 +223,8 @@ class Warming:
                 stopped = i in self._stopped
                 self._stopped.discard(i)
             if stopped:
-                log.info("warming %s (%s) stopped for a grade; it is redone later", step.problem.id, step.phase)
+                log.info("warming %s (%s) stopped (a grade came, or the server stops); it is redone later",
+                         step.problem.id, step.phase)
                 return False
             if error is not None:
                 log.error("warming %s (%s) failed", step.problem.id, step.phase, exc_info=error)

@@ -42,7 +42,6 @@ class Workers:
         # The server's own work: as many warmers as workers (they yield to every grade), one drawer.
         self.warmer_ids = [f"{self.instance}-warm{i}" for i in range(config.workers)]
         self.drawer_id = f"{self.instance}-draw"
-        self._warmers: list[Warmer] = []
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -107,8 +106,7 @@ class Workers:
         self._wake.set()
         if self.drawing is not None:
             self.drawing.cancel()  # minutes of work no grade waits on: ended now, drawn again next start
-        for warmer in list(self._warmers):
-            warmer.stop()  # rebuilt at the next start, as a step stopped for a grade is
+        self.warming.stop_all(close=True)  # rebuilt at the next start, as a step stopped for a grade is
         deadline = time.monotonic() + grace
         for t in self._threads:
             t.join(timeout=max(0.0, deadline - time.monotonic()))
@@ -166,8 +164,12 @@ class Workers:
         uses, until every problem is warm (then its sandbox is closed: memory back)."""
         from ...sandbox.host import Sandbox
 
+        # The workers' sandboxes start first: a warmer's zygote starting beside them would
+        # put off the moment the server is healthy.
+        started = time.monotonic()  # a sandbox that fails to start is not waited for past two minutes
+        while len(self._ready) < len(self.ids) and time.monotonic() - started < 120 and not self._stop.wait(0.2):
+            pass
         warmer = Warmer(Sandbox(), doing=lambda what: self._doing(wid, what))
-        self._warmers.append(warmer)
         zygote = None
         try:
             while not self._stop.is_set() and not self.warming.finished():
@@ -182,7 +184,6 @@ class Workers:
             log.exception("warmer %s failed", wid)
         finally:
             warmer.sandbox.close()
-            self._warmers.remove(warmer)
 
     def pending(self) -> dict[str, StartPhase]:
         """The problems not ready yet, each with its phase: ``suite`` while its hidden
@@ -290,6 +291,8 @@ class Workers:
                     self._wake.clear()
                     continue
                 self.on_change(job.id)
+                if self.drawing is not None:
+                    self.drawing.grades += 1  # a draw failing from now on may have been starved by it
                 zygote = sandbox.proc.pid if sandbox is not None and sandbox.proc is not None else None
                 try:
                     with self.warming.grading():
