@@ -235,3 +235,94 @@ def test_a_draw_runs_idle_and_one_that_failed_while_grades_ran_is_drawn_again_at
     assert f"policy {idle} child {idle}" in caplog.text  # the draw and what it starts yield to grades
     assert drawing.failed[PID].startswith("FAILED") and drawing.pending() == []
     assert "its grades are IE" in caplog.text  # after the last draw, the failure stands
+
+
+# A stand-in for ``grader suite draw`` that says each problem it is given was drawn.
+_FAKE_DRAWN = r"""
+import sys
+for pid in sys.argv[1:]:
+    print(f"{pid}: drawn (attempt 0), 3 hidden cases, 0.1 s", flush=True)
+"""
+
+
+def test_a_suite_changed_on_disk_while_the_server_runs_is_drawn_again_its_submit_waits_and_its_run_grades_public(
+        tmp_path, monkeypatch, caplog):
+    import sys
+
+    from grader.problem import load_problem
+    from grader.problem.catalogue import use_suite
+    from grader.service.core.config import ServiceConfig
+    from grader.service.queue import jobs
+    from grader.service.queue.drawing import Drawing
+    from grader.service.queue.workers import Workers, _Redrawn
+    from support import PROBLEMS, drawn_suite
+
+    folder = tmp_path / "suite"
+    problem = load_problem(PROBLEMS / PID)
+    _, ids = drawn_suite(folder, problem, PID, keep=3)
+    drawing = Drawing(folder, [PID])
+    assert drawing.pending() == []  # kept: nothing to draw at this start
+    drawn: list[list[str]] = []
+
+    def command(self, pids, extra):
+        drawn.append(list(pids))
+        return [sys.executable, "-c", _FAKE_DRAWN, *pids]
+
+    monkeypatch.setattr(Drawing, "command", command)
+    workers = Workers(db=None, config=ServiceConfig(db_url="sqlite:///unused"))
+    workers.drawing = drawing
+    case = next((folder / drawing.secret.id / PID).glob("*/hidden/drawn_000.json"))
+    case.write_text(case.read_text().replace("1", "2", 1))  # changed on disk
+    use_suite(folder)
+    try:
+        with caplog.at_level(logging.WARNING):
+            with pytest.raises(_Redrawn):  # the Submit goes back in line
+                workers._problem_for(jobs.Claim(1, "s1", PID, "submit", "", 1))
+            deadline = time.monotonic() + 30
+            while drawing.pending() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert drawn == [[PID]]  # drawn again, once
+        assert f"{PID}: its drawn suite is refused (see above); drawing it again" in caplog.text
+        assert "fails its MAC" in caplog.text  # the seal said why
+        run = workers._problem_for(jobs.Claim(2, "r1", PID, "run", "", 1))  # (the stand-in wrote no suite)
+        assert not [c for c in run.cases if c.hidden]  # a Run meanwhile: the public cases alone
+    finally:
+        use_suite(None)
+
+
+def test_a_problem_put_back_while_a_draw_runs_is_drawn_by_it_and_only_once(tmp_path, monkeypatch):
+    import sys
+
+    from grader.service.queue.drawing import Drawing
+
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    drawing = Drawing(tmp_path / "suite", [PID])
+    calls: list[list[str]] = []
+    waits = r"""
+import pathlib, sys, time
+while not pathlib.Path(sys.argv[1]).exists():
+    time.sleep(0.01)
+for pid in sys.argv[2:]:
+    print(f"{pid}: drawn (attempt 0), 3 hidden cases, 0.1 s", flush=True)
+"""
+
+    def command(self, pids, extra):
+        calls.append(list(pids))
+        return [sys.executable, "-c", waits, str(signals / f"go{len(calls)}"), *pids]
+
+    monkeypatch.setattr(Drawing, "command", command)
+    runner = threading.Thread(target=drawing.run)
+    runner.start()
+    deadline = time.monotonic() + 30
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    other = "per_example_grad_clipping"
+    assert drawing.redraw(other) and not drawing.redraw(other)  # put back once
+    (signals / "go1").touch()
+    deadline = time.monotonic() + 30
+    while len(calls) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (signals / "go2").touch()
+    runner.join(30)
+    assert not runner.is_alive() and calls == [[PID], [other]] and drawing.pending() == []

@@ -72,6 +72,7 @@ class Drawing:
         self.grades = 0  # grades started on this server (``graded``): a failure beside one may be starvation
         self._failed_beside: set[str] = set()  # failed while grades ran: drawn again
         self._retries: dict[str, int] = {}
+        self._run_lock = threading.Lock()
         self._grades_at_start = 0
 
     def _needs_draw(self, pid: str) -> bool:
@@ -107,13 +108,43 @@ class Drawing:
             return True
 
     def run(self) -> None:
-        """Draw every pending problem; returns once each has a suite or failed, or once
-        ``cancel`` ended the draw."""
+        """Draw every pending problem, and any put back meanwhile (``redraw``); returns
+        once each has a suite or failed, or once ``cancel`` ended the draw."""
+        while True:
+            with self._run_lock:  # one draw at a time
+                self._loop()
+            with self._lock:  # one put back after the loop's last look is drawn now
+                if not self._pending or self._cancelled:
+                    return
+
+    def _loop(self) -> None:
         ids = self.pending()
         if ids:
             log.warning("drawing the hidden suites of %d problem(s) for suite %s; they are graded once drawn",
                         len(ids), self.secret.id)
-        while ids:  # each problem is drawn again at most RETRIES times
+        while True:
+            with self._lock:
+                ids = list(self._pending)
+                if not ids or self._cancelled:
+                    break
+            self._round(ids)
+            with self._lock:
+                unheard = [pid for pid in self._pending if pid in ids]
+                self._pending = [pid for pid in self._pending if pid not in ids]
+            for pid in unheard:  # cut short, or the draw died: no suite, so the next start draws it again
+                self.failed[pid] = "the draw ended before this problem's suite was drawn"
+                log.error("%s: no suite drawn: %s", pid, self.failed[pid])
+            self.on_progress()
+        with self._lock:
+            unheard, self._pending = self._pending, []
+        for pid in unheard:  # cancelled: no suite, so the next start draws it again
+            self.failed[pid] = "the draw ended before this problem's suite was drawn"
+            log.error("%s: no suite drawn: %s", pid, self.failed[pid])
+
+    def _round(self, ids: list[str]) -> None:
+        """Draw ``ids``, and again (each at most ``RETRIES`` times) those whose draw failed
+        while grades ran."""
+        while ids:
             self._failed_beside = set()
             # Installed without the shipped hidden cases, a problem has no shipped kills to
             # compare with: its gate is its corpus alone (--no-mutants).
@@ -123,18 +154,31 @@ class Drawing:
                     self._draw(group, extra)
             ids = [pid for pid in ids if pid in self._failed_beside]
             if self._cancelled or not ids:
-                break
+                return
             log.warning("drawing %s again: its draw failed while grades ran (a draw yields its cores to them)",
                         ", ".join(ids))
             with self._lock:
                 self._pending.extend(ids)
             for pid in ids:
                 self.failed.pop(pid, None)
+
+    def redraw(self, pid: str) -> bool:
+        """``pid``'s suite was drawn, and is refused now (changed on disk: its seal no
+        longer holds): put it back to draw, in the draw running now or in a new one.
+        False when it is being drawn already or its draw failed at this start."""
         with self._lock:
-            unheard, self._pending = self._pending, []
-        for pid in unheard:  # cut short, or the draw died: no suite, so the next start draws it again
-            self.failed[pid] = "the draw ended before this problem's suite was drawn"
-            log.error("%s: no suite drawn: %s", pid, self.failed[pid])
+            if pid in self._pending or pid in self.failed or self._cancelled:
+                return False
+            self._pending.append(pid)
+        log.warning("%s: its drawn suite is refused (see above); drawing it again, its Submits wait for it", pid)
+        self.on_progress()
+        if not self._run_lock.locked():  # else the draw running now takes it
+            threading.Thread(target=self.run, name="redraw", daemon=True).start()
+        return True
+
+    def refused_since_drawn(self, pid: str) -> bool:
+        """``pid`` was drawn at this start (or kept), and its suite is refused now."""
+        return pid not in self.pending() and pid not in self.failed and self._not_drawn_since(pid)
 
     def cancel(self) -> None:
         """End the draw in progress and those still to come (the server is stopping)."""

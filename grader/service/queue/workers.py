@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("grader.service")
 
+class _Redrawn(Exception):
+    """A Submit's problem has its suite drawn again: the Submit waits in line for it."""
+
+
 # What a problem not ready yet waits for: its drawn suite, then the warming's phases.
 StartPhase = Literal["suite"] | Phase
 
@@ -333,6 +337,9 @@ class Workers:
         c = self.config
         try:
             problem = self._problem_for(job)
+        except _Redrawn:
+            jobs.release(self.db, job, wid, uncount=True)  # back in line, claimed once its suite is drawn
+            return
         except (ProblemError, OSError) as exc:
             outcome = ie_outcome(job.problem, job.kind, job.id, f"the problem cannot be loaded: {exc}")
         else:
@@ -363,11 +370,27 @@ class Workers:
     def _problem_for(self, job: jobs.Claim):
         """The problem ``job`` is graded on. A Run (or a custom run) of a problem whose suite
         is still being drawn, or could not be, grades the public cases, which are every
-        suite's: with no hidden case at all, so nothing shipped as hidden is graded or shown."""
+        suite's: with no hidden case at all, so nothing shipped as hidden is graded or shown.
+        A suite refused since it was drawn (changed on disk) is drawn again: its Submit
+        waits for it (``_Redrawn``), its Runs grade the public cases meanwhile."""
         drawing = self.drawing
-        if job.kind != "submit" and drawing is not None and drawing.undrawn(job.problem):
+        if drawing is None:
+            return find_problem(job.problem)
+
+        def public_only():
             return with_suite(load_problem(problem_folder(job.problem)), [], drawing.secret.id)
-        return find_problem(job.problem)
+
+        if job.kind != "submit" and drawing.undrawn(job.problem):
+            return public_only()
+        try:
+            return find_problem(job.problem)
+        except ProblemError:
+            if not drawing.refused_since_drawn(job.problem):
+                raise
+            drawing.redraw(job.problem)
+            if job.kind == "submit":
+                raise _Redrawn() from None
+            return public_only()
 
     def _grade_dask(self, problem, job: jobs.Claim) -> jobs.ClaimResult:
         from .remote import grade_remote
