@@ -214,21 +214,73 @@ def _echo_for(problem_id: str) -> Callable[[str], None]:
 
 @click.command()
 @click.argument("problem_ids", nargs=-1)
-def warm(problem_ids: tuple[str, ...]) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Problems warmed at once, each in a sandbox of its own.")
+@click.option("--ship", is_flag=True,
+              help="Build the whole built-in catalogue's dependence-probe tables and misconception entries and write "
+                   "them, with a manifest of their SHA-256, where the package ships them (problems/_tables); for a "
+                   "checkout, before a release. A server then finds them built.")
+def warm(problem_ids: tuple[str, ...], workers: int, ship: bool) -> None:
     """Build the caches a first grade would otherwise build: probe and misconception
-    tables, XLA's compilation cache. Run once per machine after problems change."""
-    from ..authoring.warm import warm as warm_problem
-    from ..problem import all_problem_ids
-    from ..sandbox.host import Sandbox
+    tables, XLA's compilation cache. Run once per machine after problems change. Each
+    line says what was kept already, taken from the shipped tables, or built, and where."""
+    from ..authoring.warm import steps
+    from ..problem import all_problem_ids, load_problem
+    from ..problem.catalogue import builtin_root
+    from ..sandbox.host import Pool
 
-    ids = list(problem_ids) or all_problem_ids()
-    problems = [_problem(pid) for pid in ids]
-    with Sandbox() as sandbox:
-        for problem in problems:
+    if ship:
+        root = builtin_root()
+        if problem_ids or root is None or root.name != "problems":
+            _fail("--ship writes the tables of the whole built-in catalogue in a checkout (problems/): "
+                  "name no problem, and run it from the repository")
+        assert root is not None
+        problems = [load_problem(root / pid) for pid in all_problem_ids(root)]
+    else:
+        problems = [_problem(pid) for pid in list(problem_ids) or all_problem_ids()]
+
+    def work(sandbox, problem) -> list[str]:
+        said = []
+        for step in steps(problem):
+            if ship and step.phase == "cache":
+                continue  # XLA's cache is this machine's: never shipped
             try:
-                warm_problem(problem, sandbox, _echo_for(problem.id))
+                said.append(step.run(sandbox))
             except ProblemError as exc:
-                _fail(str(exc))
+                said.append(f"FAILED: {exc}")
+        return said
+
+    failed = False
+    with Pool(workers) as pool:
+        for problem, said in zip(problems, pool.map_in_order(work, problems)):
+            for line in said:
+                click.echo(f"{problem.id}: {line}")
+                failed = failed or line.startswith("FAILED")
+    if failed:
+        _fail("some tables could not be built (see above)")
+    if ship:
+        _ship(problems)
+
+
+def _ship(problems) -> None:
+    from ..judge import mistakes, probe_table
+    from ..judge.tables import ship, shipped_root
+
+    chosen = []
+    for problem in problems:
+        files: dict = {"probe": [], "mistakes": []}
+        if probe_table.path(problem).exists():
+            files["probe"].append(probe_table.path(problem))
+        for exp in mistakes.wrong_answers(problem):
+            path = mistakes.entry_path(problem, exp)
+            if path.exists() and not json.loads(path.read_text()).get("partial"):
+                files["mistakes"].append(path)
+        chosen.append((problem, files))
+    root = shipped_root()
+    assert root is not None
+    manifest = ship(chosen, root)
+    count = sum(len(v) for _, files in chosen for v in files.values())
+    click.echo(f"shipped {count} tables of {len(chosen)} problems in {root} (manifest {manifest.name})")
 
 
 @click.group()

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Literal
 
 from ..judge import mistakes, probe_table
+from ..judge.tables import taken_from_shipped
 from ..problem import Problem
 from ..problem.corpus import Expectation
 from ..sandbox.host import Sandbox
@@ -30,17 +32,31 @@ class Step:
     wrong: Expectation | None = None
 
     def run(self, sandbox: Sandbox, started: Callable[[subprocess.Popen], None] | None = None) -> str:
-        """Build it (a no-op when it is in the cache already); what was built, in words.
+        """Build it (a no-op when it is kept already); what it did and where, in words.
         ``started`` gets any process it starts besides the sandbox's (the cache's filler)."""
         if self.phase == "probe":
+            where = probe_table.path(self.problem)
+            had = where.exists()
             probe_table.get(self.problem, sandbox)
-            return "dependence probe table ready"
+            return f"dependence probe table {_how(where, had)}"
         if self.phase == "hint":
             assert self.wrong is not None
+            where = mistakes.entry_path(self.problem, self.wrong)
+            had = where.exists()
             entry = mistakes.build_entry(self.problem, self.wrong, sandbox)
-            return f"misconception of {self.wrong.path.name} ready ({len((entry or {}).get('outputs', {}))} outputs)"
+            outputs = len((entry or {}).get("outputs", {}))
+            return f"misconception of {self.wrong.path.name} ({outputs} outputs) {_how(where, had)}"
         filled = fill(self.problem, started or (lambda _proc: None))
         return "compilation cache " + ("ready" if filled else "unavailable (off or not writable)")
+
+
+def _how(where: Path, had: bool) -> str:
+    """Whether a table was there already, copied from the shipped ones, or built; and where."""
+    if had:
+        return f"kept in {where}"
+    if taken_from_shipped(where):
+        return f"taken from the shipped tables into {where}"
+    return f"built into {where}" if where.exists() else "built (not kept: the folder is not writable)"
 
 
 def steps(problem: Problem) -> list[Step]:

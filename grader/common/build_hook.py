@@ -2,7 +2,8 @@
 runs in the build, never in the judge.
 
 With ``JAXJUDGE_WITHOUT_HIDDEN=1`` in the environment, the wheel holds no problem's
-hidden cases (``cases/hidden/*.json``): each problem keeps only its plan,
+hidden cases (``cases/hidden/*.json``), nor the tables built from them (``_tables``,
+see ``judge.tables``): each problem keeps only its plan,
 ``cases/hidden.plan.json`` (the hidden cases' ids and recipes, no inputs or outputs), which
 is all ``grader suite draw`` needs. For a deployment that grades with a secret suite.
 """
@@ -28,7 +29,8 @@ class BuildPy(build_py):
     def exclude_data_files(self, package, src_dir, files):
         kept = super().exclude_data_files(package, src_dir, files)
         if package == "grader.catalogue" and _without_hidden():
-            kept = [f for f in kept if not _is_hidden_case(f)]
+            # The shipped tables hold outputs on the hidden cases: they go with them.
+            kept = [f for f in kept if not _is_hidden_case(f) and "_tables" not in Path(f).parts]
         return kept
 
     def run(self):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..common.files import cache_dir, write_atomic
+from ..common.files import write_atomic
 from ..common.trees import get_path
 from ..common.verdicts import Verdict
 from ..problem import Case, Problem
@@ -28,6 +28,7 @@ from ..sandbox.wire import to_plain
 from .output_checks import compare
 from .request import make_request
 from .submission import load_submission
+from .tables import table_dir, take_shipped
 
 TABLE_VERSION = b"3"  # bump when what an entry holds changes
 
@@ -40,10 +41,11 @@ def _folder(problem: Problem) -> Path:
     h = hashlib.sha256(TABLE_VERSION)
     for path in [problem.root / "problem.toml", *(c.path for c in problem.cases)]:
         h.update(path.name.encode() + b"\0" + Path(path).read_bytes())
-    return cache_dir("mistakes") / f"{problem.id}-{h.hexdigest()[:20]}"
+    return table_dir(problem, "mistakes") / f"{problem.id}-{h.hexdigest()[:20]}"
 
 
-def _entry_path(problem: Problem, exp: Expectation) -> Path:
+def entry_path(problem: Problem, exp: Expectation) -> Path:
+    """Where wrong answer ``exp``'s entry is kept (``tables.table_dir``)."""
     digest = hashlib.sha256(exp.path.read_bytes() + (exp.hint or "").encode()).hexdigest()[:20]
     return _folder(problem) / f"{exp.path.stem}-{digest}.json"
 
@@ -62,7 +64,7 @@ def record(problem: Problem, exp: Expectation, run: RunResult, partial: bool = F
         if not _close(problem, output, case.expected):
             entry["outputs"][case.id] = output
     try:
-        write_atomic(_entry_path(problem, exp), json.dumps(entry))
+        write_atomic(entry_path(problem, exp), json.dumps(entry))
     except OSError:
         pass  # a read-only cache only costs speed
     return entry
@@ -82,8 +84,11 @@ def build_entry(problem: Problem, exp: Expectation, sandbox, deadline: float | N
     """Wrong answer ``exp``'s entry from the cache, else built by running it (in full
     when ``deadline`` is None, else cut short there); None when the deadline passed
     before it could start. A file that does not parse explains no output: its entry is empty."""
+    where = entry_path(problem, exp)
+    if not where.exists():
+        take_shipped(problem, "mistakes", where)
     try:
-        entry = json.loads(_entry_path(problem, exp).read_text())
+        entry = json.loads(where.read_text())
         if entry.get("partial") and deadline is None:
             raise ValueError("complete it")
         return entry

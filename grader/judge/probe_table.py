@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import __version__
-from ..common.files import cache_dir
 from ..common.trees import get_path
 from ..problem import Case, Problem, ProblemError
 from ..problem.catalogue import content_hash
@@ -32,6 +31,7 @@ from ..sandbox.wire import Leaf
 from .output_checks import compare
 from .request import draw_perturbation, make_request
 from .submission import load_submission
+from .tables import table_dir, take_shipped
 
 if TYPE_CHECKING:
     from ..sandbox.host import Sandbox
@@ -107,15 +107,20 @@ class ProbeTable:
 FORMAT = 4  # 1 held a factor alone, 2 no extra passes, 3 called the perturbations "factors"
 
 
-def _path(problem: Problem):
-    return cache_dir("probe") / f"{problem.id}-{content_hash(problem)}-{__version__}-f{FORMAT}.npz"
+def path(problem: Problem):
+    """Where ``problem``'s table is kept (``tables.table_dir``)."""
+    return table_dir(problem, "probe") / f"{problem.id}-{content_hash(problem)}-{__version__}-f{FORMAT}.npz"
 
 
 def load(problem: Problem) -> ProbeTable | None:
-    """The cached table, or None (then it is rebuilt) when the file is missing or in
-    any shape but this format's: a cache never stops a grade."""
+    """The kept table (or the shipped one, copied into place), or None (then it is
+    rebuilt) when the file is missing or in any shape but this format's: a cache never
+    stops a grade."""
+    where = path(problem)
+    if not where.exists():
+        take_shipped(problem, "probe", where)
     try:
-        with np.load(_path(problem), allow_pickle=False) as data:
+        with np.load(where, allow_pickle=False) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             outputs = {key: data[f"o{i}"] for i, key in enumerate(meta["keys"])}
             return ProbeTable(meta["perturbations"], meta["cases"], outputs, meta["moved"])
@@ -129,13 +134,13 @@ def _save(problem: Problem, table: ProbeTable) -> None:
     buf = io.BytesIO()
     np.savez_compressed(buf, allow_pickle=False, meta=np.frombuffer(meta.encode(), dtype=np.uint8),
                         **{f"o{i}": table.outputs[k] for i, k in enumerate(keys)})
-    path = _path(problem)
+    where = path(problem)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        where.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=where.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             fh.write(buf.getvalue())
-        os.replace(tmp, path)
+        os.replace(tmp, where)
     except OSError:
         pass  # a read-only cache only costs speed: the table is rebuilt next time
 

@@ -256,6 +256,18 @@ class Pool:
         with ThreadPoolExecutor(len(boxes) or 1) as ex:
             list(ex.map(start, boxes))
 
+    def map_in_order(self, fn, items):
+        """Yield ``fn(sandbox, item)`` for each item in its order, computed in parallel."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def job(item):
+            with self.borrow() as sandbox:
+                return fn(sandbox, item)
+
+        with ThreadPoolExecutor(self.workers) as ex:
+            for future in [ex.submit(job, item) for item in items]:
+                yield future.result()
+
     def submit_all(self, fn, items):
         """Yield ``fn(sandbox, item)`` results as they complete (unordered)."""
         from concurrent.futures import ThreadPoolExecutor, as_completed

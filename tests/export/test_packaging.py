@@ -51,13 +51,14 @@ def installed(tmp_path_factory):
     return {"wheel": wheel, "venv": venv, "away": away, "grader": grader, "env": env}
 
 
-def test_wheel_holds_every_problem_file_and_wrong_answers_never_accepted_ones(installed):
+def test_wheel_holds_every_problem_file_the_shipped_tables_and_wrong_answers_never_accepted_ones(installed):
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
     for pid in IDS:
         for path in (PROBLEMS / pid).rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
                 assert f"grader/catalogue/{pid}/{path.relative_to(PROBLEMS / pid).as_posix()}" in names, path
     assert any(n.startswith(f"grader/catalogue/{P1}/cases/hidden/") for n in names)
+    assert "grader/catalogue/_tables/manifest.json" in names  # the tables it ships (judge/tables.py)
     wrong = {f"grader/submissions/{p.relative_to(SUBMISSIONS).as_posix()}"
              for p in SUBMISSIONS.glob("*/wrong_answer/*") if p.suffix in (".py", ".ipynb")}
     assert wrong and wrong <= names

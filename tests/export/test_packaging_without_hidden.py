@@ -43,13 +43,14 @@ def stripped_install(tmp_path_factory):
     return {"wheel": wheel, "away": away, "grader": grader}
 
 
-def test_the_wheel_holds_each_problems_plan_and_no_hidden_case(stripped_install):
+def test_the_wheel_holds_each_problems_plan_and_no_hidden_case_nor_a_table_built_from_them(stripped_install):
     from grader.problem import find_problem
     from grader.problem.suite import plan_doc
 
     wheel = zipfile.ZipFile(stripped_install["wheel"])
     names = wheel.namelist()
     assert not [n for n in names if "/cases/hidden/" in n]
+    assert not [n for n in names if n.startswith("grader/catalogue/_tables/")]
     assert f"grader/catalogue/{PID}/cases/public/example_1.json" in names
     for pid in (PID, "spectral_norm_power_iteration"):  # recipes too
         shipped = json.loads(wheel.read(f"grader/catalogue/{pid}/cases/hidden.plan.json"))
