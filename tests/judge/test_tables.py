@@ -84,7 +84,7 @@ def test_a_shipped_table_built_by_another_judge_or_jax_is_stale_and_never_used(s
     (root / "manifest.json").write_text(json.dumps(doc))
     tables._manifest.cache_clear()
     assert _refused(problem, caplog)
-    assert f"stale: built by" in caplog.text and f"{part} 0.0.1" in caplog.text
+    assert "stale: built by" in caplog.text and f"{part} 0.0.1" in caplog.text
 
 
 def test_a_problem_graded_with_a_drawn_suite_takes_no_shipped_table_and_keeps_its_own_beside_the_suite(
