@@ -21,7 +21,8 @@ from .common.exits import fail as _fail
 LAZY_COMMANDS = {
     **{name: f".authoring.commands:{attr}" for name, attr in (
         ("add-case", "add_case"), ("generate", "generate"), ("validate", "validate"), ("new", "new"),
-        ("warm", "warm"), ("suite", "suite"))},
+        ("warm", "warm"))},
+    "suite": ".authoring.suite_command:suite",
     "export": ".export.command:export",
     **{name: f".service.commands:{attr}" for name, attr in (
         ("serve", "serve"), ("db", "db_group"), ("user", "user_group"), ("lti", "lti_group"))},
@@ -44,7 +45,7 @@ class _LazyGroup(click.Group):
 
 
 def _problem(problem_id: str):
-    from .authoring.commands import load_problem_or_exit
+    from .authoring.options import load_problem_or_exit
 
     return load_problem_or_exit(problem_id)
 

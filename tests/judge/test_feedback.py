@@ -162,10 +162,11 @@ def test_a_misconception_run_the_sandbox_lost_is_kept_as_partial_and_completed_l
                                                                                       monkeypatch):
     """A server's warming kills its sandbox when a grade comes: what that run did not
     finish is never kept as the wrong answer's complete entry."""
-    from grader.judge import mistakes
+    from grader.judge import mistakes, tables
     from grader.sandbox.request import RunResult
 
     monkeypatch.setenv("JAXJUDGE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(tables, "shipped_root", lambda: None)  # built here, not taken from the shipped ones
     wrong = mistakes.wrong_answers(problem1)[0]
 
     class Lost:

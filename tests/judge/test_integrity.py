@@ -169,7 +169,7 @@ def test_a_cached_probe_table_in_another_shape_is_rebuilt_not_raised(problem1, p
     sandbox = pool.take()
     try:
         probe_table.get(problem1, sandbox)
-        path = probe_table._path(problem1)
+        path = probe_table.path(problem1)
         meta = json.dumps({"factors": [[1.0]], "cases": [], "keys": [], "moved": {}}).encode()
         buf = io.BytesIO()
         np.savez(buf, meta=np.frombuffer(meta, dtype=np.uint8))

@@ -215,8 +215,9 @@ CACHE_LAYOUTS = {
 
 
 @pytest.mark.parametrize("layout", sorted(CACHE_LAYOUTS))
-def test_landlock_refuses_reading_the_probe_table_and_hint_cache(layout, problem1, tmp_path, monkeypatch):
-    from grader.judge import mistakes, probe_table
+def test_landlock_refuses_reading_the_probe_table_the_hint_cache_and_the_shipped_tables(layout, problem1, tmp_path,
+                                                                                          monkeypatch):
+    from grader.judge import mistakes, probe_table, tables
     from grader.judge.request import make_request
     from grader.judge.submission import load_submission
     from grader.sandbox import xla_cache
@@ -227,12 +228,12 @@ def test_landlock_refuses_reading_the_probe_table_and_hint_cache(layout, problem
     for name, folder in CACHE_LAYOUTS[layout].items():
         monkeypatch.setenv(name, str(tmp_path / folder))
     # Where a grade looks for them (the hint entry written by the judge's own writer).
-    table = probe_table._path(problem1)
+    table = probe_table.path(problem1)
     table.parent.mkdir(parents=True)
     table.write_bytes(b"the factors")
     hinted = mistakes.wrong_answers(problem1)[0]
     mistakes.record(problem1, hinted, RunResult())
-    hints = mistakes._entry_path(problem1, hinted)
+    hints = mistakes.entry_path(problem1, hinted)
     assert hints.is_file()
     xla = xla_cache.cache_dir()
     xla.mkdir(parents=True)
@@ -242,16 +243,20 @@ def test_landlock_refuses_reading_the_probe_table_and_hint_cache(layout, problem
     request = make_request(load_submission(problem1.reference_path), problem1, problem1.public_cases())
     readable = request.frame()[0]["readable"]
     assert str(xla) in readable
+    shipped = tables.shipped_root()
+    assert shipped is not None and (shipped / "manifest.json").is_file()
     program = f"""
 attempt(lambda: open({str(table)!r}, 'rb').read(1))
 attempt(lambda: open({str(hints)!r}).read(1))
 attempt(lambda: os.listdir({str(table.parent.parent)!r}))
 attempt(lambda: open({str(xla / 'entry')!r}, 'rb').read())
+attempt(lambda: open({str(shipped / 'manifest.json')!r}).read(1))
 """
     results, rc = run_locked(program, layers=("landlock",), readable=readable)
     assert rc == 0
     assert [r["errno"] for r in results[:3]] == [errno.EACCES] * 3, results
     assert results[3] == {"ok": True, "value": "b'x'"}, results  # the one cache children do read
+    assert results[4]["errno"] == errno.EACCES, results  # nor the tables the catalogue ships
     control, _ = run_locked(program, layers=(), disabled=("landlock",), readable=readable)
     assert all(r["ok"] for r in control), control  # it is Landlock that refuses, not file modes
 

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 import uuid
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Callable
 
 from ...problem import ProblemError, find_problem, load_problem, problem_folder
 from ...problem.suite import with_suite
@@ -21,7 +21,8 @@ from ..core.config import ServiceConfig
 from .grading import grade_problem, ie_outcome
 from .orphans import kill_group
 from .drawing import Drawing
-from .warming import Phase, Warmer, Warming, in_use, most_used_first
+from .own_work import OwnWork, StartPhase
+from .warming import Warming, most_used_first
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -34,18 +35,12 @@ class _Redrawn(Exception):
     """A Submit's problem has its suite drawn again: the Submit waits in line for it."""
 
 
-# What a problem not ready yet waits for: its drawn suite, then the warming's phases.
-StartPhase = Literal["suite"] | Phase
-
 
 class Workers:
     def __init__(self, db, config: ServiceConfig) -> None:
         self.db, self.config = db, config
         self.instance = uuid.uuid4().hex[:16]
         self.ids = [f"{self.instance}-{i}" for i in range(config.workers)]
-        # The server's own work: as many warmers as workers (they yield to every grade), one drawer.
-        self.warmer_ids = [f"{self.instance}-warm{i}" for i in range(config.workers)]
-        self.drawer_id = f"{self.instance}-draw"
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -53,9 +48,8 @@ class Workers:
         self._pool: Pool | None = None  # local workers' sandboxes
         self._sandboxes: list = []
         self._client: Client | None = None  # with --engine dask
-        self.warming = Warming([])  # local workers: every problem, from start (see ``start``)
-        self.drawing: Drawing | None = None  # with --suite: the suites still to draw (see ``start``)
-        self._drawn = threading.Event()  # every draw ended and the warming it waited for is planned
+        self.own = OwnWork(db, self.instance, config, self._stop, self.wake,
+                           lambda: len(self._ready) >= len(self.ids))
         self.sandbox_info: dict | None = None  # layers seen by the latest grade
         self.reaped = (0, 0)
         self.on_change: Callable[..., None] = lambda sub_id=None: None  # a row changed status (None: any)
@@ -65,20 +59,15 @@ class Workers:
     def start(self) -> None:
         reaper.register(self.db, self.instance, self.ids)
         if self.config.workers:
-            reaper.register(self.db, self.instance, self.warmer_ids, role="warm")
-            reaper.register(self.db, self.instance, [self.drawer_id], role="draw")
+            self.own.register()
         self.reaped = self.reap()
         if self.config.workers == 0:
             return
         from ...problem import all_problem_ids
         from ...problem.catalogue import suite_in_use
 
-        folder = suite_in_use()
         order = most_used_first(self.db, all_problem_ids())
-        if folder is not None:
-            # At most four problems at once, each with a mutation worker (a JAX process) of its own.
-            self.drawing = Drawing(folder, order, jobs=min(self.config.workers, 4),
-                                   sandboxes=min(self.config.workers, 64))
+        self.own.plan_drawing(suite_in_use(), order)
         if self.config.engine == "dask":
             from distributed import Client
 
@@ -90,10 +79,7 @@ class Workers:
             self._pool = Pool(self.config.workers)
             self._sandboxes = list(self._pool.sandboxes)
             grade = None
-        draws = threading.Thread(target=self._draw_then_plan_warming, args=(order, grade is None),
-                                 name="drawing", daemon=True)
-        draws.start()
-        self._threads.append(draws)
+        self.own.start(order, local=grade is None)
         for wid in self.ids:
             t = threading.Thread(target=self._loop, args=(wid, grade), name=f"worker-{wid}", daemon=True)
             t.start()
@@ -108,18 +94,16 @@ class Workers:
         uncounted. A row still held after that is requeued by the next start."""
         self._stop.set()
         self._wake.set()
-        if self.drawing is not None:
-            self.drawing.cancel()  # minutes of work no grade waits on: ended now, drawn again next start
-        self.warming.stop_all(close=True)  # rebuilt at the next start, as a step stopped for a grade is
+        self.own.stop()
         deadline = time.monotonic() + grace
-        for t in self._threads:
+        for t in [*self._threads, *self.own.threads]:
             t.join(timeout=max(0.0, deadline - time.monotonic()))
         for sandbox in self._sandboxes:
             if sandbox.proc is not None:
                 kill_group(sandbox.proc.pid)
-        for t in self._threads:
+        for t in [*self._threads, *self.own.threads]:
             t.join(timeout=5.0)
-        if not any(t.is_alive() for t in self._threads):
+        if not any(t.is_alive() for t in [*self._threads, *self.own.threads]):
             try:
                 reaper.unregister(self.db, self.instance)
             except Exception:  # the database went away first; the heartbeat goes stale instead
@@ -129,82 +113,31 @@ class Workers:
         if self._client is not None:
             self._client.close()
 
-    def _draw_then_plan_warming(self, order: list[str], local: bool) -> None:
-        """The suites still to draw, then the warming of every problem (its tables are
-        built from the hidden cases it grades with, so after its draw) by the warmers."""
-        try:
-            if self.drawing is not None:
-                self.drawing.on_progress = lambda: self._doing(self.drawer_id, self.drawing_now())
-                self.drawing.on_progress()
-                self.drawing.run()
-                self._doing(self.drawer_id, None)
-                self.wake()  # the submissions that waited for a draw are claimable now
-            if local and self.config.warm_idle and not self._stop.is_set():
-                self.warming = Warming(order, in_use=lambda: in_use(self.db, order))
-                for wid in self.warmer_ids:
-                    t = threading.Thread(target=self._warm, args=(wid,), name=f"warmer-{wid}", daemon=True)
-                    t.start()
-                    self._threads.append(t)
-        except Exception:
-            log.exception("drawing the suites or planning the warming failed")
-        finally:
-            self._drawn.set()
-
-    def drawing_now(self) -> str | None:
-        """What the draw is doing, in words (None once it ended)."""
-        left = self.drawing.pending() if self.drawing is not None else []
-        if not left:
-            return None
-        return f"drawing the hidden suites of {len(left)} problem(s), next {', '.join(left[:2])}"
-
-    def _doing(self, wid: str, what: str | None) -> None:
-        try:
-            reaper.set_doing(self.db, wid, what)
-        except Exception:  # what the queue page shows is not worth a warmer's life
-            log.exception("could not record what %s is doing", wid)
-
-    def _warm(self, wid: str) -> None:
-        """A warmer: builds the next step whenever no grade runs, with a sandbox no grade
-        uses, until every problem is warm (then its sandbox is closed: memory back)."""
-        from ...sandbox.host import Sandbox
-
-        # The workers' sandboxes start first: a warmer's zygote starting beside them would
-        # put off the moment the server is healthy.
-        started = time.monotonic()  # a sandbox that fails to start is not waited for past two minutes
-        while len(self._ready) < len(self.ids) and time.monotonic() - started < 120 and not self._stop.wait(0.2):
-            pass
-        warmer = Warmer(Sandbox(), doing=lambda what: self._doing(wid, what))
-        zygote = None
-        try:
-            while not self._stop.is_set() and not self.warming.finished():
-                built = self.warming.warm_next(warmer)
-                proc = warmer.sandbox.proc
-                if proc is not None and proc.pid != zygote:
-                    zygote = proc.pid
-                    reaper.set_zygote(self.db, wid, zygote)  # the reaper ends it should the server die
-                if not built:
-                    self._stop.wait(0.2)
-        except Exception:
-            log.exception("warmer %s failed", wid)
-        finally:
-            warmer.sandbox.close()
-
     def pending(self) -> dict[str, StartPhase]:
         """The problems not ready yet, each with its phase: ``suite`` while its hidden
         suite is being drawn, then the warming's."""
-        out: dict[str, StartPhase] = dict.fromkeys(self.drawing.pending() if self.drawing else [], "suite")
-        for pid, phase in self.warming.pending().items():
-            out.setdefault(pid, phase)
-        return out
+        return self.own.pending()
 
     def suite_failures(self) -> dict[str, str]:
         """The problems whose hidden suite this start could not draw (their Submits are IE),
         with why; empty without ``--suite``."""
-        return self.drawing.failures() if self.drawing is not None else {}
+        return self.own.suite_failures()
 
     def ready(self) -> bool:
         """Every suite drawn and every table readiness waits for built."""
-        return (self.config.workers == 0 or self._drawn.is_set()) and self.warming.ready()
+        return self.config.workers == 0 or self.own.ready()
+
+    @property
+    def warming(self) -> Warming:
+        return self.own.warming
+
+    @property
+    def drawing(self) -> Drawing | None:
+        return self.own.drawing
+
+    @drawing.setter
+    def drawing(self, drawing: Drawing | None) -> None:
+        self.own.drawing = drawing
 
     def wake(self) -> None:
         """A row was enqueued: idle workers claim now instead of at their next poll."""
