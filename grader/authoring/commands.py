@@ -202,11 +202,14 @@ def _echo_for(problem_id: str) -> Callable[[str], None]:
 @click.argument("problem_ids", nargs=-1)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Problems warmed at once, each in a sandbox of its own.")
+@click.option("--suite", "folder", type=click.Path(file_okay=False, exists=True), default=None, metavar="DIR",
+              help="Warm each problem as a server with --suite DIR grades it: with its drawn suite, whose tables are "
+                   "kept beside it in DIR for every server that uses DIR.")
 @click.option("--ship", is_flag=True,
               help="Build the whole built-in catalogue's dependence-probe tables and misconception entries and write "
                    "them, with a manifest of their SHA-256, where the package ships them (problems/_tables); for a "
                    "checkout, before a release. A server then finds them built.")
-def warm(problem_ids: tuple[str, ...], workers: int, ship: bool) -> None:
+def warm(problem_ids: tuple[str, ...], workers: int, folder: str | None, ship: bool) -> None:
     """Build the caches a first grade would otherwise build: probe and misconception
     tables, XLA's compilation cache. Run once per machine after problems change. Each
     line says what was kept already, taken from the shipped tables, or built, and where."""
@@ -217,12 +220,16 @@ def warm(problem_ids: tuple[str, ...], workers: int, ship: bool) -> None:
 
     if ship:
         root = builtin_root()
-        if problem_ids or root is None or root.name != "problems":
+        if problem_ids or folder or root is None or root.name != "problems":
             _fail("--ship writes the tables of the whole built-in catalogue in a checkout (problems/): "
-                  "name no problem, and run it from the repository")
+                  "name no problem and no --suite, and run it from the repository")
         assert root is not None
         problems = [load_problem(root / pid) for pid in all_problem_ids(root)]
     else:
+        if folder is not None:
+            from ..problem.catalogue import use_suite
+
+            use_suite(Path(folder))  # find_problem then gives each problem with its drawn suite, or refuses it
         problems = [_problem(pid) for pid in list(problem_ids) or all_problem_ids()]
 
     def work(sandbox, problem) -> list[str]:

@@ -5,9 +5,10 @@ built-in catalogue ships with the package.
 Each table is a pure function of the problem's version, the judge's and JAX's, so it is
 built once and kept where every process that grades the problem finds it:
 
-- A problem graded with a deployment's drawn suite (``grader serve --suite DIR``) keeps its
-  tables beside that suite, in ``DIR/<suite id>/<problem>/<revision>/tables/``: every server
-  using ``DIR`` shares them, and they are as private as the suite they were built from.
+- A problem graded with a deployment's drawn suite (``grader serve --suite DIR``, or
+  ``grade``/``warm --suite DIR``) keeps its tables beside that suite, in
+  ``DIR/<suite id>/<problem>/<revision>/tables/``: every server using ``DIR`` shares them,
+  and they are as private as the suite they were built from.
 - Any other problem keeps them in the judge's cache (``$JAXJUDGE_CACHE``): servers pointed
   at one folder share it.
 - The built-in catalogue ships its tables (``problems/_tables``, written by
@@ -36,8 +37,7 @@ from typing import Literal
 from .. import __version__
 from ..common.files import cache_dir, write_atomic
 from ..problem import Problem
-from ..problem.catalogue import builtin_root, content_hash, suite_in_use
-from ..problem.suite import revision
+from ..problem.catalogue import builtin_root, content_hash
 
 log = logging.getLogger("grader.tables")
 
@@ -51,10 +51,12 @@ _taken: set[Path] = set()  # tables this process copied from the shipped ones
 
 
 def table_dir(problem: Problem, kind: Kind) -> Path:
-    """The folder ``problem``'s tables of ``kind`` are kept in (see the module's text)."""
-    folder = suite_in_use()
-    if problem.suite and folder is not None:
-        return Path(folder) / problem.suite / problem.id / revision(problem) / "tables" / kind
+    """The folder ``problem``'s tables of ``kind`` are kept in (see the module's text):
+    beside the drawn suite its hidden cases come from, else the judge's cache."""
+    if problem.suite:
+        drawn = next((c.path.parent.parent for c in problem.cases if c.hidden), None)
+        if drawn is not None and (drawn / "suite.json").is_file():  # the suite's own revision folder
+            return drawn / "tables" / kind
     return cache_dir(kind)
 
 

@@ -89,21 +89,16 @@ def test_a_shipped_table_built_by_another_judge_or_jax_is_stale_and_never_used(s
 
 def test_a_problem_graded_with_a_drawn_suite_takes_no_shipped_table_and_keeps_its_own_beside_the_suite(
         shipped, tmp_path):
-    from dataclasses import replace
-
     from grader.judge import probe_table, tables
-    from grader.problem.catalogue import use_suite
-    from grader.problem.suite import revision
+    from grader.problem.suite import load_suite, revision
+    from support import drawn_suite
 
     problem, _ = shipped
-    drawn = replace(problem, suite="0123abcd0123abcd")
-    use_suite(tmp_path / "suite")
-    try:
-        where = probe_table.path(drawn)
-        assert where.parent == tmp_path / "suite" / "0123abcd0123abcd" / PID / revision(problem) / "tables" / "probe"
-        assert not tables.take_shipped(drawn, "probe", where) and not where.exists()
-    finally:
-        use_suite(None)
+    suite, _ = drawn_suite(tmp_path / "suite", problem, PID, keep=3)
+    drawn = load_suite(problem, tmp_path / "suite")
+    where = probe_table.path(drawn)
+    assert where.parent == tmp_path / "suite" / suite / PID / revision(problem) / "tables" / "probe"
+    assert not tables.take_shipped(drawn, "probe", where) and not where.exists()
 
 
 def test_the_shipped_tables_are_current_for_every_built_in_problem():

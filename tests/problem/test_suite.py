@@ -583,3 +583,25 @@ def test_a_drawn_suites_folders_are_the_owners_alone_and_wider_ones_are_tightene
     with store.drawing(problem):  # a draw's first step makes them, as owner-only
         assert [oct(f.stat().st_mode & 0o777) for f in levels[:3]] == [oct(0o700)] * 3
         assert oct((revision_folder / "draw.lock").stat().st_mode & 0o777) == oct(0o600)
+
+
+@pytest.mark.slow  # builds a problem's tables in a sandbox: about 15 s
+def test_grader_warm_with_a_suite_builds_the_drawn_problems_tables_beside_the_suite_and_says_where(tmp_path):
+    from grader.problem import load_problem
+    from grader.problem.suite import revision
+
+    folder = tmp_path / "suite"
+    problem = load_problem(PROBLEMS / "value_and_grad_loss")
+    suite, _ = drawn_suite(folder, problem, "value_and_grad_loss", keep=4)
+    env = {**os.environ, "JAXJUDGE_CACHE": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-m", "grader", "warm", "value_and_grad_loss", "--suite", str(folder)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tables = folder / suite / "value_and_grad_loss" / revision(problem) / "tables"
+    lines = r.stdout.splitlines()
+    assert any(f"built into {tables / 'probe'}" in line for line in lines), r.stdout
+    assert any("misconception of" in line and f"built into {tables / 'mistakes'}" in line for line in lines)
+    assert not (tmp_path / "cache" / "probe").exists()  # none in the judge's own cache: they are the suite's
+    again = subprocess.run([sys.executable, "-m", "grader", "warm", "value_and_grad_loss", "--suite", str(folder)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert f"dependence probe table kept in {tables / 'probe'}" in again.stdout  # built once
