@@ -7,9 +7,9 @@
    assignment (every problem in use): seconds from the start to /healthz healthy, to
    /readyz ready (every probe table and every hint), and to every problem warm (XLA's
    caches for eager code too, which no table ships).
-2. in line while it warms: on that server, from healthy on, a learner sends a Run and a
+2. in line while it warms: on that server, from ready on, a learner sends a Run and a
    Submit of an accepted file of per_example_grad_clipping every --gap seconds, --grades
-   of each, while warming runs; each grade's wait in line is its started_at minus its
+   of each, while its warmers build XLA's caches; each grade's wait in line is its started_at minus its
    created_at (the server's own clock), and its grade time finished_at minus started_at.
 3. in line while it draws (unless --no-suite): `grader serve --suite DIR` on an empty DIR
    but for per_example_grad_clipping's suite, drawn before the start (`grader suite draw`,
@@ -111,15 +111,15 @@ def main() -> None:
         serve = Serve(url).start()
         servers.append(serve)
         healthy = time.monotonic() - t0
+        ready = _until(lambda: httpx.get(serve.base + "/readyz", timeout=5).status_code == 200, 600)
+        ready_at = None if ready is None else healthy + ready
         results: dict = {}
 
-        def load() -> None:
+        def load() -> None:  # while the warmers build XLA's caches, after ready
             results["warm"] = _grades(serve, token, opts.grades, opts.gap)
 
         sender = threading.Thread(target=load)
         sender.start()
-        ready = _until(lambda: httpx.get(serve.base + "/readyz", timeout=5).status_code == 200, 600)
-        ready_at = None if ready is None else healthy + ready
         warm = _until(lambda: not httpx.get(serve.base + "/healthz", timeout=5).json()["warming"], 900)
         warm_at = None if warm is None else healthy + (ready or 0) + warm
         sender.join()
@@ -130,7 +130,8 @@ def main() -> None:
               f"{ready_at if ready_at is None else round(ready_at, 1)} s (goal <= {READY_GOAL} s: {met}) -> "
               f"every problem warm, XLA's caches too, {warm_at if warm_at is None else round(warm_at, 1)} s")
         print()
-        print(f"grades sent while the server works for itself: a Run and a Submit of accepted/{FILE.name} every "
+        print(f"grades sent while the server works for itself (from ready on, while it warms XLA's caches; then "
+              f"while it draws): a Run and a Submit of accepted/{FILE.name} every "
               f"{opts.gap} s, {opts.grades} of each; in line = started - created, graded = finished - started (s)")
         _line(results["warm"], "warming")
         serve.stop()

@@ -272,20 +272,20 @@ def test_a_fresh_server_is_ready_once_the_hints_of_the_problems_in_use_are_built
         ready = [_readyz(server)]
         seen = [ready[0][1]]
         deadline = time.time() + 600
-        # Phase-major: every probe table, then the hints of P1, the problem in use, then the
-        # other problems' hints and the caches, left to finish after the test.
+        # P1, the problem in use, first: its probe table, then its hints; then the other
+        # problems' tables and the caches, left to finish after the test.
         while time.time() < deadline and ready[-1][0] != 200:
             time.sleep(0.5)
             ready.append(_readyz(server))
             seen.append(ready[-1][1])
-        # /readyz: 503 while any probe table or a hint of P1 is still to build, 200 once none is.
+        # /readyz: 503 while P1's probe table or a hint of P1 is still to build, 200 once none
+        # is, whatever the other problems (not in use) still lack.
         assert ready[0][0] == 503 and ready[-1][0] == 200, server.output()[-3000:]
-        assert all(code == 503 for code, pending in ready if "probe" in pending.values()
-                   or pending.get(P1) == "hint"), ready
+        assert all(code == 503 for code, pending in ready if pending.get(P1) in ("probe", "hint")), ready
         assert set(seen[0]) == everything - {"broken_problem"} and "broken_problem" not in seen[0]
         phases = [w[P1] for w in seen if P1 in w]
         assert phases == sorted(phases, key=["probe", "hint", "cache"].index) and "hint" in phases
-        assert seen[-1].get(P1) in (None, "cache") and "probe" not in seen[-1].values(), seen[-1]
+        assert seen[-1].get(P1) in (None, "cache"), seen[-1]
         assert any((tmp_path / "cache" / "probe").iterdir())  # its dependence probe's table was built
         assert any((tmp_path / "cache" / "mistakes").iterdir())  # and its misconceptions
         with server.client(token) as ann:
@@ -357,27 +357,38 @@ warm.Step.run = run
 '''
 
 
-@pytest.mark.slow  # a live server and a graded Run: about 20 s
-def test_a_run_sent_while_a_slow_warming_step_runs_is_claimed_at_once_and_the_step_is_redone(tmp_path):
-    from datetime import datetime
-
+def _warming_slowly(tmp_path, url: str) -> Server:
+    """A server (one worker, an empty judge cache) whose every warming step first runs a
+    process for a minute (``_SLOW_STEPS``), once its first step is under way."""
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(_SLOW_STEPS)
-    url = sqlite_url(tmp_path)
-    token = make_user(url, "ann@example.org")
-    teacher = make_user(url, "tess@example.org", instructor=True)
     server = Server(url, workers=1, warm=True)
     server.env["JAXJUDGE_CACHE"] = str(tmp_path / "cache")
     server.env["PYTHONPATH"] = str(hooks)
     server.start()
+    deadline = time.time() + 120
+    while "slow warming step" not in server.output() and time.time() < deadline:
+        time.sleep(0.2)
+    if "slow warming step" not in server.output():
+        server.stop()
+        raise AssertionError(server.output()[-3000:])
+    return server
+
+
+@pytest.mark.slow  # a live server and a graded Run: about 20 s
+def test_a_run_sent_while_a_slow_warming_step_runs_is_claimed_at_once_and_the_step_is_redone(tmp_path):
+    from datetime import datetime
+
+    url = sqlite_url(tmp_path)
+    token = make_user(url, "ann@example.org")
+    teacher = make_user(url, "tess@example.org", instructor=True)
+    server = _warming_slowly(tmp_path, url)
     try:
-        deadline = time.time() + 120
-        while "slow warming step" not in server.output() and time.time() < deadline:
-            time.sleep(0.2)
-        assert "slow warming step" in server.output(), server.output()[-3000:]
         with server.client(teacher) as tess:
-            queue = tess.get("/queue").json()
+            deadline = time.time() + 10  # recorded within half a second (own_work.RECORD_EVERY)
+            while not (queue := tess.get("/queue").json())["own_work"] and time.time() < deadline:
+                time.sleep(0.1)
         # The queue counts the warmer as busy and says with what; the worker that grades is free.
         assert queue["workers"]["busy"] == queue["workers"]["own_work"] == 1, queue
         assert queue["workers"]["grading"] == 0 and queue["own_work"][0].startswith("warming "), queue
@@ -429,19 +440,8 @@ def test_a_server_stopped_while_it_warms_exits_within_three_seconds_and_leaves_n
     import os
     import signal
 
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(_SLOW_STEPS)
-    url = sqlite_url(tmp_path)
-    server = Server(url, workers=1, warm=True)
-    server.env["JAXJUDGE_CACHE"] = str(tmp_path / "cache")
-    server.env["PYTHONPATH"] = str(hooks)
-    server.start()
+    server = _warming_slowly(tmp_path, sqlite_url(tmp_path))
     try:
-        deadline = time.time() + 120
-        while "slow warming step" not in server.output() and time.time() < deadline:
-            time.sleep(0.2)
-        assert "slow warming step" in server.output(), server.output()[-3000:]
         step = [int(p) for p in os.listdir("/proc") if p.isdigit() and _is_slow_step(int(p))]
         assert step
         started = time.monotonic()

@@ -18,6 +18,8 @@ from .warming import Phase, Warmer, Warming, in_use
 
 log = logging.getLogger("grader.service")
 
+RECORD_EVERY = 0.5  # s: how stale the queue's word on the server's own work may be
+
 # What a problem not ready yet waits for: its drawn suite, then the warming's phases.
 StartPhase = Literal["suite"] | Phase
 
@@ -31,6 +33,9 @@ class OwnWork:
         self.db, self.config, self.instance = db, config, instance
         self._stop, self._wake, self._graders_ready = stop, wake, graders_ready
         self.threads: list[threading.Thread] = []
+        self._said: dict[str, str | None] = {}  # what each warmer and the drawer do now (``_doing``)
+        self._said_lock = threading.Lock()
+        self._said_changed = threading.Event()
         # As many warmers as workers (they yield to every grade), one drawer.
         self.warmer_ids = [f"{instance}-warm{i}" for i in range(config.workers)]
         self.drawer_id = f"{instance}-draw"
@@ -55,6 +60,8 @@ class OwnWork:
                                  daemon=True)
         draws.start()
         self.threads.append(draws)
+        # Not joined at the stop: the rows it writes are the instance's, which the stop deletes.
+        threading.Thread(target=self._record, name="own-work-record", daemon=True).start()
 
     def stop(self) -> None:
         """End the draw and the warming steps in progress: redone at the next start."""
@@ -91,10 +98,28 @@ class OwnWork:
         return f"drawing the hidden suites of {len(left)} problem(s), next {', '.join(left[:2])}"
 
     def _doing(self, wid: str, what: str | None) -> None:
-        try:
-            reaper.set_doing(self.db, wid, what)
-        except Exception:  # what the queue page shows is not worth a warmer's life
-            log.exception("could not record what %s is doing", wid)
+        """What ``wid`` does now, recorded by ``_record`` within ``RECORD_EVERY`` seconds: a
+        step taken from the shipped tables lasts milliseconds, and two database writes
+        each would take longer than the step."""
+        with self._said_lock:
+            self._said[wid] = what
+        self._said_changed.set()
+
+    def _record(self) -> None:
+        recorded: dict[str, str | None] = {}
+        while not self._stop.is_set():
+            self._said_changed.wait(1.0)
+            self._said_changed.clear()
+            with self._said_lock:
+                now = dict(self._said)
+            for wid, what in now.items():
+                if recorded.get(wid, "") != what:
+                    try:
+                        reaper.set_doing(self.db, wid, what)
+                        recorded[wid] = what
+                    except Exception:  # what the queue page shows is not worth a warmer's life
+                        log.exception("could not record what %s is doing", wid)
+            self._stop.wait(RECORD_EVERY)
 
     def _warm(self, wid: str) -> None:
         """A warmer: builds the next step whenever no grade runs, with a sandbox no grade
