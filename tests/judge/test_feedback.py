@@ -50,7 +50,10 @@ def test_hint_names_the_mistake_even_on_hidden_cases(problem1, pool, warmed):
 @pytest.mark.slow
 def test_feedback_gives_no_hint_rather_than_exceed_its_budget_and_says_one_may_follow(problem1, pool, tmp_path,
                                                                                       monkeypatch):
+    from grader.judge import tables
+
     monkeypatch.setenv("JAXJUDGE_CACHE", str(tmp_path / "cold"))  # nothing built ahead
+    monkeypatch.setattr(tables, "shipped_root", lambda: None)  # nor shipped
     src = (SUBMISSIONS / P1 / "wrong_answer" / "sum_not_mean.py").read_text()
     report = graded(problem1, pool, src, Feedback(hints=True, counterexample=True, budget_seconds=0))
     assert report.verdict == "WA" and report.hint is None and report.counterexample is None

@@ -299,7 +299,7 @@ def test_a_fresh_server_is_ready_once_the_hints_of_the_problems_in_use_are_built
 
 
 @pytest.mark.slow
-def test_without_warming_a_grade_builds_its_probe_table_and_healthz_lists_nothing(tmp_path):
+def test_without_warming_a_grade_puts_its_probe_table_in_place_itself_and_healthz_lists_nothing(tmp_path):
     server, token = _fresh(tmp_path, warm=False, copy=False)
     try:
         assert _warming(server) == {}  # --no-warm: nothing waits
