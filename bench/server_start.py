@@ -12,8 +12,8 @@
    of each, while its warmers build XLA's caches; each grade's wait in line is its started_at minus its
    created_at (the server's own clock), and its grade time finished_at minus started_at.
 3. in line while it draws (unless --no-suite): `grader serve --suite DIR` on an empty DIR
-   but for per_example_grad_clipping's suite, drawn before the start (`grader suite draw`,
-   untimed), so that the server draws every other problem's suite in the background
+   but for per_example_grad_clipping's suite, drawn and warmed before the start (`grader
+   suite draw`, `grader warm --suite`, untimed), so that the server draws every other problem's suite in the background
    while the same Runs and Submits come in (Submits of a problem whose suite is not drawn
    yet wait for it by design: per_example_grad_clipping's is drawn).
 Goal: every wait in line <= 0.5 s at p95; ready <= 15 s.
@@ -141,6 +141,11 @@ def main() -> None:
                                    cwd=ROOT, capture_output=True, text=True)
             if drawn.returncode != 0:
                 sys.exit(f"could not draw {P1}'s suite:\n{drawn.stdout[-2000:]}{drawn.stderr[-2000:]}")
+            # Its tables too, beside the suite, as a deployment warms ahead (else the first Submit builds them).
+            warmed = subprocess.run([sys.executable, "-m", "grader", "warm", P1, "--suite", str(folder)],
+                                    cwd=ROOT, capture_output=True, text=True)
+            if warmed.returncode != 0:
+                sys.exit(f"could not warm {P1}'s drawn suite:\n{warmed.stdout[-2000:]}{warmed.stderr[-2000:]}")
             url = f"sqlite:///{tmp / 'draw.sqlite3'}"
             token = make_user(url, "learner@example.org")
             serve = Serve(url, "--suite", str(folder), "--no-warm").start()
