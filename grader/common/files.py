@@ -8,14 +8,15 @@ from pathlib import Path
 CACHE_ENV = "JAXJUDGE_CACHE"
 
 
-def write_atomic(path: Path, text: str, exclusive: bool = False) -> bool:
-    """Write via a temp file in the same folder; with ``exclusive`` never replace an
-    existing file (returns False instead), so concurrent authors cannot clobber each other."""
+def write_atomic(path: Path, text: str | bytes, exclusive: bool = False) -> bool:
+    """Write ``text`` (UTF-8) or bytes via a temp file in the same folder; with
+    ``exclusive`` never replace an existing file (returns False instead), so concurrent
+    authors cannot clobber each other."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
             fh.flush()
             os.fsync(fh.fileno())
         if exclusive:

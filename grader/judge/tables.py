@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import shutil
 import tempfile
 from functools import lru_cache
@@ -133,7 +132,7 @@ def take_shipped(problem: Problem, kind: Kind, target: Path) -> bool:
         _say(problem, f"altered: {rel} does not match its SHA-256 in the manifest")
         return False
     try:
-        _write_bytes(target, data)
+        write_atomic(target, data)
     except OSError:
         return False  # a read-only cache: built in memory instead
     _taken.add(target)
@@ -149,18 +148,6 @@ def _versions(built: dict) -> str:
     return ", ".join(f"{k} {built.get(k, '?')}" for k in ("judge", "jax", "jaxlib"))
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def ship(problems: list[tuple[Problem, dict[Kind, list[Path]]]], root: Path) -> Path:
     """Write ``root`` (the catalogue's ``_tables``) anew from the tables built for
     ``problems``, each with its table files by kind, and the manifest last; returns the
@@ -174,7 +161,7 @@ def ship(problems: list[tuple[Problem, dict[Kind, list[Path]]]], root: Path) -> 
                 for path in paths:
                     rel = f"{kind}/{path.relative_to(table_dir(problem, kind)).as_posix()}"
                     data = path.read_bytes()
-                    _write_bytes(staging / rel, data)
+                    write_atomic(staging / rel, data)
                     entry["files"][rel] = hashlib.sha256(data).hexdigest()
             doc["problems"][problem.id] = entry
         write_atomic(staging / MANIFEST, json.dumps(doc, indent=1, sort_keys=True) + "\n")

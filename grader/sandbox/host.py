@@ -258,18 +258,11 @@ class Pool:
 
     def map_in_order(self, fn, items):
         """Yield ``fn(sandbox, item)`` for each item in its order, computed in parallel."""
-        from concurrent.futures import ThreadPoolExecutor
+        return self.submit_all(fn, items, ordered=True)
 
-        def job(item):
-            with self.borrow() as sandbox:
-                return fn(sandbox, item)
-
-        with ThreadPoolExecutor(self.workers) as ex:
-            for future in [ex.submit(job, item) for item in items]:
-                yield future.result()
-
-    def submit_all(self, fn, items):
-        """Yield ``fn(sandbox, item)`` results as they complete (unordered)."""
+    def submit_all(self, fn, items, ordered: bool = False):
+        """Yield ``fn(sandbox, item)`` results as they complete (unordered), or with
+        ``ordered`` in the items' order."""
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         def job(item):
@@ -278,5 +271,5 @@ class Pool:
 
         with ThreadPoolExecutor(self.workers) as ex:
             futures = [ex.submit(job, item) for item in items]
-            for fut in as_completed(futures):
+            for fut in futures if ordered else as_completed(futures):
                 yield fut.result()
