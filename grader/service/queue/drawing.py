@@ -69,7 +69,7 @@ class Drawing:
         self._bare: set[str] = set()  # installed without the shipped hidden cases
         self._pending = [pid for pid in order if self._needs_draw(pid)]
         self.on_progress: Callable[[], None] = lambda: None  # a problem's draw ended (the queue page's line)
-        self.grades = 0  # grades started on this server (``graded``): a failure beside one may be starvation
+        self.grades = 0  # grades this server started (Workers counts them): a failure beside one may be starvation
         self._failed_beside: set[str] = set()  # failed while grades ran: drawn again
         self._retries: dict[str, int] = {}
         self._run_lock = threading.Lock()
