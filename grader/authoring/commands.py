@@ -206,9 +206,10 @@ def _echo_for(problem_id: str) -> Callable[[str], None]:
               help="Warm each problem as a server with --suite DIR grades it: with its drawn suite, whose tables are "
                    "kept beside it in DIR for every server that uses DIR.")
 @click.option("--ship", is_flag=True,
-              help="Build the whole built-in catalogue's dependence-probe tables and misconception entries and write "
-                   "them, with a manifest of their SHA-256, where the package ships them (problems/_tables); for a "
-                   "checkout, before a release. A server then finds them built.")
+              help="Build the whole built-in catalogue's dependence-probe tables, misconception entries and shipped "
+                   "suites' kills (mutants the hidden cases kill) and write them, with a manifest of their "
+                   "SHA-256, where the package ships them (problems/_tables); for a checkout, before a release. "
+                   "A server then finds them built.")
 def warm(problem_ids: tuple[str, ...], workers: int, folder: str | None, ship: bool) -> None:
     """Build the caches a first grade would otherwise build: probe and misconception
     tables, XLA's compilation cache. Run once per machine after problems change. Each
@@ -249,19 +250,46 @@ def warm(problem_ids: tuple[str, ...], workers: int, folder: str | None, ship: b
             for line in said:
                 click.echo(f"{problem.id}: {line}")
                 failed = failed or line.startswith("FAILED")
+    if ship:
+        failed = _ship_kills(problems, workers) or failed
     if failed:
         _fail("some tables could not be built (see above)")
     if ship:
         _ship(problems)
 
 
+def _ship_kills(problems, workers: int) -> bool:
+    """The shipped suites' kills (``mutation.kills``), computed for ``--ship``; True when
+    one failed."""
+    from ..authoring.mutation import kills
+    from ..authoring.warm import how_built
+
+    by_id = {p.id: p for p in problems}
+
+    def work(pid: str, session) -> str:
+        where = kills.path(by_id[pid])
+        had = where.exists()
+        try:
+            table = kills.get(by_id[pid], session)
+        except RuntimeError as exc:
+            return f"FAILED: the shipped suite's kills: {exc}"
+        return f"the shipped suite kills {len(table.killed)} of {table.mutants} mutants, {how_built(where, had)}"
+
+    failed = False
+    for pid, line in in_order(list(by_id), workers, True, work):
+        click.echo(f"{pid}: {line}")
+        failed = failed or line.startswith("FAILED")
+    return failed
+
+
 def _ship(problems) -> None:
+    from ..authoring.mutation import kills
     from ..judge import mistakes, probe_table
     from ..judge.tables import ship, shipped_root
 
     chosen = []
     for problem in problems:
-        files: dict = {"probe": [], "mistakes": []}
+        files: dict = {"probe": [], "mistakes": [], "kills": [kills.path(problem)]}
         if probe_table.path(problem).exists():
             files["probe"].append(probe_table.path(problem))
         for exp in mistakes.wrong_answers(problem):

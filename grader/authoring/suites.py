@@ -11,7 +11,9 @@ output is the reference's, and every oracle confirms it within the tolerance
 - the problem's corpus gets the verdicts its folders name (``submissions/<problem>/<verdict>/``,
   graded with the drawn hidden cases in place of the shipped ones);
 - every mutant of the reference that the shipped hidden cases kill, the drawn ones kill too
-  (the mutation analysis, without its search for holes).
+  (the mutation analysis, without its search for holes). The shipped suite's kills are a
+  table computed once (``mutation.kills``, shipped for the built-in catalogue); the drawn
+  cases are asked only about those mutants, each until its first kill.
 
 A draw that fails is drawn again from the next seed, and the reason is logged and kept in
 the suite's record; after ``MAX_ATTEMPTS`` the problem has no drawn suite, and a
@@ -33,6 +35,7 @@ from ..problem.suite import Secret, SuiteStore, plan, revision, stripped, with_s
 from .cases import AuthoringError, case_text, checked_cases
 from .context import Validation
 from .grading_checks import check_submissions
+from .mutation import kills
 
 MAX_ATTEMPTS = 5
 
@@ -110,9 +113,10 @@ def _draw_suite(problem: Problem, secret: Secret, store: SuiteStore, pool, mutat
                             "installation lacks: draw with --no-mutants, or where the hidden cases are")
         return _record(store, problem, draw, start)
     if mutation is not None:
-        shipped = mutation.analyse(problem, search=False)
-        if shipped.error:
-            draw.reasons.append(f"the shipped suite's mutation analysis failed: {shipped.error}")
+        try:
+            shipped = kills.get(problem, mutation)
+        except RuntimeError as exc:
+            draw.reasons.append(f"the shipped suite's mutation analysis failed: {exc}")
             return _record(store, problem, draw, start)
     for attempt in range(MAX_ATTEMPTS):
         draw.attempt = attempt
@@ -150,14 +154,14 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
     if failures:
         return f"the corpus does not get its verdicts: {failures[0].message}"
     if mutation is not None and shipped is not None:
-        mine = mutation.analyse(drawn, search=False)
+        # Only the shipped suite's kills are asked about, and only of the drawn cases.
+        mine = mutation.analyse(drawn, search=False, among=frozenset(shipped.killed))
         if mine.error:
             return f"the mutation analysis failed: {mine.error}"
-        draw.killed = (len(killed(shipped)), len(killed(mine)))
-        missing = killed(shipped) - killed(mine)
+        draw.killed = (len(shipped.killed), len(killed(mine)))
+        missing = sorted(set(shipped.killed) - killed(mine))
         if missing:
-            first = next(o.mutant for o in shipped.outcomes if o.mutant.id in missing)
-            return f"{len(missing)} mutant(s) the shipped suite kills survive it, e.g. {first.describe()}"
+            return f"{len(missing)} mutant(s) the shipped suite kills survive it, e.g. {shipped.killed[missing[0]]}"
     return None
 
 

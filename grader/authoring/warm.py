@@ -38,19 +38,19 @@ class Step:
             where = probe_table.path(self.problem)
             had = where.exists()
             probe_table.get(self.problem, sandbox)
-            return f"dependence probe table {_how(where, had)}"
+            return f"dependence probe table {how_built(where, had)}"
         if self.phase == "hint":
             assert self.wrong is not None
             where = mistakes.entry_path(self.problem, self.wrong)
             had = where.exists()
             entry = mistakes.build_entry(self.problem, self.wrong, sandbox)
             outputs = len((entry or {}).get("outputs", {}))
-            return f"misconception of {self.wrong.path.name} ({outputs} outputs) {_how(where, had)}"
+            return f"misconception of {self.wrong.path.name} ({outputs} outputs) {how_built(where, had)}"
         filled = fill(self.problem, started or (lambda _proc: None))
         return "compilation cache " + ("ready" if filled else "unavailable (off or not writable)")
 
 
-def _how(where: Path, had: bool) -> str:
+def how_built(where: Path, had: bool) -> str:
     """Whether a table was there already, copied from the shipped ones, or built; and where."""
     if had:
         return f"kept in {where}"

@@ -3,16 +3,16 @@ version and kept in the judge's cache (never readable by a child).
 
 The probe perturbs what a required transform returns (a positive factor, different
 per lane inside a vmap) and the arguments a gradient differentiates (a shift); see
-the child's ``perturb``. A table holds, for a few cases (public first) and
-perturbations drawn from the system's randomness when the table is built, the
-reference's outputs under each and whether they moved at all. A grade draws one
-perturbation at random from the table, and reruns the cases on which every required
-output moves under it; the submission's outputs must then match the reference's. No
-submission can know the perturbation in advance: the table lives outside every
-sandbox.
+the child's ``perturb``. A table holds, for a few cases (public first) and a fixed set
+of perturbations of the problem (``table_perturbations``: the same for the shipped suite
+and every drawn one), the reference's outputs under each and whether they moved at all.
+A grade draws one perturbation at random from the table, and reruns the cases on which
+every required output moves under it; the submission's outputs must then match the
+reference's. No child can read the table: it lives outside every sandbox.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -104,7 +104,7 @@ class ProbeTable:
         return covered, tuple(chosen + extra)[:PER_GRADE]
 
 
-FORMAT = 4  # 1 held a factor alone, 2 no extra passes, 3 called the perturbations "factors"
+FORMAT = 5  # 1 held a factor alone, 2 no extra passes, 3 called the perturbations "factors", 4 random ones
 
 
 def path(problem: Problem):
@@ -145,12 +145,24 @@ def _save(problem: Problem, table: ProbeTable) -> None:
         pass  # a read-only cache only costs speed: the table is rebuilt next time
 
 
+def table_perturbations(problem: Problem) -> list[list[float]]:
+    """The perturbations of every table of ``problem``: drawn from a seed of its id, its
+    reference and its requirements, not from its cases, so that a table built from a drawn
+    suite holds the very perturbations ``validate`` proved the accepted corpus against
+    (a perturbation no validation tried could refuse an honest solution)."""
+    req = problem.meta.requirements
+    seed = hashlib.sha256("\n".join([problem.id, problem.reference_path.read_text(encoding="utf-8"),
+                                      repr((req.perturbation, req.depends, req.perturbed))]).encode())
+    rng = random.Random(seed.digest())
+    return [list(draw_perturbation(req.perturbation, rng)) for _ in range(PER_TABLE)]
+
+
 def build(problem: Problem, sandbox: "Sandbox") -> ProbeTable:
     """Run the reference with the probe on, every candidate case under every perturbation."""
     req = problem.meta.requirements
     ordered = [c for c in problem.cases if not c.hidden] + [c for c in problem.cases if c.hidden]
     candidates: list[Case] = ordered[:CANDIDATES]
-    perturbations = [list(draw_perturbation(req.perturbation)) for _ in range(PER_TABLE)]
+    perturbations = table_perturbations(problem)
     ref = load_submission(problem.reference_path)
     request = replace(make_request(ref, problem, candidates), size_inputs=[],
                       probe_ids=tuple(c.id for c in candidates),

@@ -23,11 +23,12 @@ LANE_FREQUENCY_RANGE = (0.7, 2.4)
 EXTRA_PASSES = (1, 2, 3)
 
 
-def draw_perturbation(family: Perturbation = "scale") -> tuple[float, float, float, float, float]:
-    """(factor, shift, lane frequency, lane phase, extra passes), from the system's
-    randomness. A "passes" perturbation lengthens the loop and scales nothing (factor 1);
-    a "scale" one adds no pass."""
-    rng = random.SystemRandom()
+def draw_perturbation(family: Perturbation = "scale", rng: random.Random | None = None
+                      ) -> tuple[float, float, float, float, float]:
+    """(factor, shift, lane frequency, lane phase, extra passes), from ``rng`` (else the
+    system's randomness). A "passes" perturbation lengthens the loop and scales nothing
+    (factor 1); a "scale" one adds no pass."""
+    rng = rng or random.SystemRandom()
     passes = float(rng.choice(EXTRA_PASSES)) if family == "passes" else 0.0
     factor = 1.0 if family == "passes" else rng.uniform(*rng.choice(FACTOR_RANGES))
     shift = rng.uniform(*SHIFT_RANGE) * rng.choice((-1.0, 1.0))

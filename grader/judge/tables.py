@@ -1,6 +1,7 @@
 """Where the tables a problem's grades build once live (the dependence probe's table, each
-wrong answer's misconception entry: ``probe_table``, ``mistakes``), and the copies the
-built-in catalogue ships with the package.
+wrong answer's misconception entry: ``probe_table``, ``mistakes``; and the shipped suite's
+mutant kills that a draw's strength gate compares with: ``authoring.mutation.kills``), and
+the copies the built-in catalogue ships with the package.
 
 Each table is a pure function of the problem's version, the judge's and JAX's, so it is
 built once and kept where every process that grades the problem finds it:
@@ -40,7 +41,7 @@ from ..problem.catalogue import builtin_root, content_hash
 
 log = logging.getLogger("grader.tables")
 
-Kind = Literal["probe", "mistakes"]
+Kind = Literal["probe", "mistakes", "kills"]
 SHIPPED = "_tables"  # under the catalogue: not a problem id (ids start with a letter)
 MANIFEST = "manifest.json"
 FORMAT = 1

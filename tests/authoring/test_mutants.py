@@ -377,3 +377,18 @@ def test_validate_mutants_reports_the_holes_of_a_copy_without_its_hidden_cases(t
 def test_ci_validates_with_the_mutation_analysis():
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert "grader validate --mutants" in lines
+
+
+@pytest.mark.slow
+def test_asked_about_some_mutants_only_those_run_and_only_on_the_hidden_cases(gate, tmp_path):
+    from grader.authoring.mutation import analysis as mutants
+    from grader.problem import load_problem
+
+    among = frozenset(o.mutant.id for o in gate.outcomes if o.hidden_kills or o.public_kills)
+    with pytest.MonkeyPatch.context() as patch, mutants.MutationSession() as session:
+        patch.setattr(mutants, "run_timeout", lambda _p, variant: SLEEPER_TIMEOUT if variant == "alone" else 120.0)
+        asked = session.analyse(load_problem(make_gate(tmp_path)), among=among)
+    assert {o.mutant.id for o in asked.outcomes} == among
+    assert all(o.public_kills == 0 and o.evidence is None for o in asked.outcomes)
+    assert {o.mutant.id for o in asked.outcomes if o.hidden_kills} == {o.mutant.id for o in gate.outcomes
+                                                                       if o.hidden_kills and o.mutant.id in among}

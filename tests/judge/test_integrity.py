@@ -104,6 +104,19 @@ def test_probe_perturbations_are_random_away_from_neutral_with_distinct_lanes():
     assert {s > 0 for _, s, _, _, _ in drawn} == {True, False}
 
 
+def test_every_probe_table_of_a_problem_holds_the_same_perturbations_whatever_suite_it_is_built_from(tmp_path):
+    from grader.judge.probe_table import PER_TABLE, table_perturbations
+    from grader.problem import load_problem
+    from grader.problem.suite import with_suite
+
+    problem = load_problem(PROBLEMS / "per_example_grad_clipping")
+    drawn = with_suite(problem, [c for c in problem.cases if c.hidden][:3], "s0")  # another hidden suite
+    shipped = table_perturbations(problem)
+    assert len({tuple(p) for p in shipped}) == PER_TABLE
+    assert table_perturbations(drawn) == shipped
+    assert table_perturbations(load_problem(PROBLEMS / "value_and_grad_loss")) != shipped
+
+
 def test_a_passes_perturbation_lengthens_the_loop_by_a_drawn_count_and_scales_nothing():
     from grader.judge.request import EXTRA_PASSES, draw_perturbation
 

@@ -104,6 +104,7 @@ def test_a_problem_graded_with_a_drawn_suite_takes_no_shipped_table_and_keeps_it
 def test_the_shipped_tables_are_current_for_every_built_in_problem():
     """CI's check that ``grader warm --ship`` ran after the last change to a problem, the
     judge's version or JAX: else a fresh server builds them itself and is ready later."""
+    from grader.authoring.mutation import kills
     from grader.judge import mistakes, probe_table, tables
     from grader.problem import all_problem_ids, load_problem
 
@@ -119,6 +120,7 @@ def test_the_shipped_tables_are_current_for_every_built_in_problem():
                   for e in mistakes.wrong_answers(problem)]
         if problem.meta.requirements.depends and problem.meta.requirements.perturbed:
             wanted.append(f"probe/{probe_table.path(problem).name}")
+        wanted.append(f"kills/{kills.path(problem).name}")
         assert set(wanted) <= set(entry["files"]), (pid, set(wanted) - set(entry["files"]))
 
 

@@ -98,14 +98,16 @@ class MutationSession:
         self.analyses.append(analysis)
         return findings(analysis)
 
-    def analyse(self, problem: Problem, search: bool = True) -> Analysis:
+    def analyse(self, problem: Problem, search: bool = True, among: frozenset[int] | None = None) -> Analysis:
         """Every mutant graded on ``problem``'s cases; without ``search``, a mutant no hidden
         case kills is left at that (no hole or equivalence is decided): what a comparison of
-        two suites' kills needs."""
+        two suites' kills needs. ``among`` asks only whether the hidden cases kill each of
+        those mutants (no search): the others are left out, the public cases are not run,
+        and a mutant run alone meets no further shape of input once one kills it."""
         start = time.monotonic()
         analysis = Analysis(problem.id)
         try:
-            self._analyse(problem, analysis, search)
+            self._analyse(problem, analysis, search and among is None, among)
         except (RuntimeError, OSError) as exc:
             analysis.error = str(exc)
         analysis.seconds = time.monotonic() - start
@@ -121,11 +123,14 @@ class MutationSession:
                 got.update(self.client.run(problem, "alone", void, raws, run_timeout(problem, "alone")))
         return got
 
-    def _analyse(self, problem: Problem, analysis: Analysis, search: bool = True) -> None:
+    def _analyse(self, problem: Problem, analysis: Analysis, search: bool = True,
+                 among: frozenset[int] | None = None) -> None:
         source = problem.reference_path.read_text(encoding="utf-8")
         mutants, schema = build_schema(source)
         self.client.load(problem, source, schema)
-        cases = problem.cases
+        cases, early = problem.cases, EARLY
+        if among is not None:
+            mutants, cases, early = [m for m in mutants if m.id in among], [c for c in cases if c.hidden], 1
         raws = [c.input for c in cases]
 
         def grade(variant: str, ids: list[int], idx: list[int]) -> tuple[dict, float]:
@@ -140,14 +145,14 @@ class MutationSession:
         broken = [cases[i] for i in everything if not ref[(-1, i)]]
         if broken:
             raise RuntimeError(f"the reference fails {broken[0].visibility}/{broken[0].id} in the mutation worker")
-        groups = input_groups(problem, raws, self.client.reference_mode)
+        groups = input_groups(problem, cases, self.client.reference_mode)
         per_program = ref_seconds / len(groups)  # one compile per group dominates
         # The switched program must be the reference when no mutant is on; it pays when it
         # costs less than compiling the mutants it carries one by one.
         base, sw_seconds = grade("switched", [-1], groups[0][:1])  # one compile, to price the program
         carried = [m.id for m in mutants if m.id not in self.client.static_ids] if all(base.values()) else []
         use_switched = bool(carried) and sw_seconds * len(groups) < \
-            len(carried) * per_program * min(len(groups), EARLY)
+            len(carried) * per_program * min(len(groups), early)
         if use_switched:
             rest = [i for i in everything if i != groups[0][0]]
             use_switched = all(grade("switched", [-1], rest)[0].values()) if rest else True
@@ -162,7 +167,7 @@ class MutationSession:
             by_id[k].public_kills += not ok and not cases[i].hidden
         public_left = sum(not c.hidden for c in cases)
         for g in groups:  # group by group: a mutant run alone stops once enough cases catch it
-            todo = [k for k in alone if by_id[k].hidden_kills < EARLY or (public_left and not by_id[k].public_kills)]
+            todo = [k for k in alone if by_id[k].hidden_kills < early or (public_left and not by_id[k].public_kills)]
             if todo:
                 for (k, i), ok in grade("alone", todo, g)[0].items():
                     by_id[k].hidden_kills += not ok and cases[i].hidden
@@ -188,19 +193,19 @@ class MutationSession:
                 o.status = "hole"
 
 
-def input_groups(problem: Problem, raws: list, mode: str) -> list[list[int]]:
-    """Case indices grouped by what one compiled program serves: the array shapes, and
-    the integer arguments' values where the reference needs them static. Groups with a
-    public case come first, then the largest."""
+def input_groups(problem: Problem, cases: list, mode: str) -> list[list[int]]:
+    """Indices into ``cases`` (some of ``problem``'s) grouped by what one compiled program
+    serves: the array shapes, and the integer arguments' values where the reference needs
+    them static. Groups with a public case come first, then the largest."""
     keys: dict = {}
-    for i, raw in enumerate(raws):
+    for i, case in enumerate(cases):
         key = []
         for leaf in problem.meta.inputs:
-            value = get_path(raw, leaf.path)
+            value = get_path(case.input, leaf.path)
             key.append(np.shape(value) if leaf.kind == "array" else value if leaf.kind == "int" and mode != "jit"
                        else None)
         keys.setdefault(repr(key), []).append(i)
-    public = {i for i, c in enumerate(problem.cases) if not c.hidden}
+    public = {i for i, c in enumerate(cases) if not c.hidden}
     return sorted(keys.values(), key=lambda g: (not public & set(g), -len(g)))
 
 
