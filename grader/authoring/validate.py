@@ -18,6 +18,7 @@ from ..problem.inputs import InputError, canonical, check_input, input_dims
 from ..problem.modules import recipes
 from ..problem.suite import PLAN_FILE, SuiteError, plan, plan_doc, shipped_plan
 from .box_check import check_box
+from .coverage_check import check_coverage
 from .context import Validation, Finding
 from .editorial_check import check_editorial
 from .grading_checks import check_reference, check_submissions
@@ -117,13 +118,14 @@ def _expected_shape_problem(p: Problem, case) -> str | None:
 
 # The editorial needs no cases, so it runs before check_cases, after whose failure the rest is skipped.
 CHECKS: list[Callable[[Validation], list[Finding]]] = [
-    check_files, check_editorial, check_cases, check_suite, check_statement, check_oracles, check_reference,
-    check_box, check_submissions, check_misreads]
+    check_files, check_editorial, check_cases, check_suite, check_coverage, check_statement, check_oracles,
+    check_reference, check_box, check_submissions, check_misreads]
 
 
 # Findings that do not stop the mutation analysis: it needs sound cases, oracles and reference only.
 NOT_NEEDED_BY_MUTANTS = ("submission verdicts", "submission reports", "submission side effects",
-                         "hidden cases catch mistakes", "tolerance margin", "editorial", "secret suites", "misreads")
+                         "hidden cases catch mistakes", "tolerance margin", "editorial", "secret suites", "misreads",
+                         "coverage")
 
 
 def validate_problem(problem_dir: Path, pool, with_submissions: bool = True,

@@ -4,7 +4,7 @@ the reference's do) and the size measurement (the program must not
 grow with the batch). A probe that is missing, raised, hung or was killed fails."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from ..common.trees import get_path
 from ..common.verdicts import Verdict
@@ -41,12 +41,17 @@ def missing_evidence(run: RunResult, phase: str, what: str, ending: "Ending | No
     return CheckResult(name or what, False, f"the judge received no {what}; the requirement is not met")
 
 
+MEASURED = "measured"  # the key, in ``others``, of the input the two measured programs were cycled from
+
+
 def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] = frozenset(),
-                     ending: "Ending | None" = None) -> list[CheckResult]:
+                     ending: "Ending | None" = None, others: Mapping[str, tuple] | None = None) -> list[CheckResult]:
     """Failures seen on the evidence that came back stay RJ even when a case then ended
     the process (the size measurement runs before the cases); a pass on what came back
     is no pass when the programs of the case that ended it, and of those after it, are
-    unknown."""
+    unknown. ``others``: per case id (and ``MEASURED``), the sizes of the dims the rule
+    is not about; programs are compared only where those agree, since a loop over such a
+    dim (the coordinates of a point) is no loop over the batch."""
     if not req.vectorized:
         return []
     dims = "/".join(req.vectorized)
@@ -74,19 +79,24 @@ def check_vectorized(run: RunResult, req: Requirements, hidden: frozenset[str] =
     if not programs:
         return [CheckResult("vectorized", False, "no case reported the size of its program; the requirement is "
                             "not met")]
-    for how in ("traced", "eager"):
-        group = {cid: p.ops for cid, p in programs.items() if p.how == how}
-        if how == small.how:
-            group |= {"measured small": small.ops, "measured large": large.ops}
+    others = others or {}
+    groups: dict[tuple, dict[str, int]] = {}
+    for cid, p in programs.items():
+        groups.setdefault((p.how, others.get(cid)), {})[cid] = p.ops
+    groups.setdefault((small.how, others.get(MEASURED)), {}).update(
+        {"measured small": small.ops, "measured large": large.ops})
+    for group in groups.values():
         if not _alike(list(group.values())):
             middle = sorted(group.values())[len(group) // 2]
             odd = [cid for cid, ops in group.items() if not _alike([ops, middle])]
-            where = next((f"case {cid}" for cid in odd if cid not in hidden and not cid.startswith("measured")),
-                         "a hidden case" if any(cid in hidden for cid in odd) else "the measured program")
-            return [CheckResult("vectorized", False, f"the program that computed {where} differs in size from the "
-                                f"others and from the program measured ({measured}): it does more or less work for "
-                                f"other sizes than the measurement saw. Express the work over {dims} with a transform "
-                                f"so that one program serves every size")]
+            where = next((f"the program that computed case {cid}" for cid in odd
+                          if cid not in hidden and not cid.startswith("measured")),
+                         "the program that computed a hidden case" if any(cid in hidden for cid in odd)
+                         else "the program measured")
+            return [CheckResult("vectorized", False, f"{where} differs in size from the others where the dims "
+                                f"besides {dims} agree ({measured}): it does more or less work for other sizes than "
+                                f"the measurement saw. Express the work over {dims} with a transform so that one "
+                                f"program serves every size")]
     if ending is not None:
         return [missing_evidence(run, "case", f"size of the programs that computed that case and the ones after it; "
                                  f"the rest do not change with {dims} ({measured})", ending, "vectorized")]

@@ -38,15 +38,20 @@ def draw_perturbation(family: Perturbation = "scale", rng: random.Random | None 
             return factor, shift, frequency, phase, passes
 
 
+def measured_case(cases: list[Case]) -> Case | None:
+    """The case the size measurement cycles: the first public one, else the first."""
+    return next((c for c in cases if not c.hidden), cases[0]) if cases else None
+
+
 def size_inputs_for(problem: Problem, cases: list[Case]) -> list[tuple[int, dict]]:
     """Two inputs that differ only in the batch dims: the first public case (else the
     first case), cycled to a small and a large batch, so that the program sizes can be
     compared."""
     meta = problem.meta
-    if not cases:
+    start = measured_case(cases)
+    if start is None:
         return []
-    raw = next((c for c in cases if not c.hidden), cases[0]).input
-    small, large = raw, raw
+    small, large = start.input, start.input
     for dim in meta.requirements.vectorized:
         lo, hi = meta.dims[dim]
         a, b = max(lo, 2), hi

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from ..problem import Problem, Requirements
+from ..problem import Case, Problem, Requirements
+from ..problem.inputs import InputError, input_dims
 from ..sandbox.messages import JitReport
 from ..sandbox.request import RunResult
-from .probe_checks import check_dependence, check_vectorized, missing_evidence
+from .probe_checks import MEASURED, check_dependence, check_vectorized, missing_evidence
+from .request import measured_case
 from .results import CheckResult
 
 if TYPE_CHECKING:
@@ -45,11 +47,34 @@ def check_runtime(run: RunResult, problem: Problem, probe: Probe | None = None,
     (see ``verdict.ended_by``)."""
     req = problem.meta.requirements
     results = check_record(run, req, ending)
-    results += check_vectorized(run, req, frozenset(c.id for c in problem.cases if c.hidden), ending)
+    results += check_vectorized(run, req, frozenset(c.id for c in problem.cases if c.hidden), ending,
+                                other_dims(problem, [c for c in problem.cases if c.id in run.cases]))
     if all_passed and probe is not None:
         table, plan = probe
         results += check_dependence(run, problem, table, plan, ending)
     return results
+
+
+def other_dims(problem: Problem, cases: list[Case]) -> dict[str, tuple]:
+    """Per graded case (and ``MEASURED``: the one the size measurement starts from), the
+    sizes of the dims that the vectorized rule is not about."""
+    meta = problem.meta
+    if not meta.requirements.vectorized:
+        return {}
+    rest = [d for d in meta.dims if d not in meta.requirements.vectorized]
+
+    def key(case: Case) -> tuple:
+        try:
+            dims = input_dims(meta, case.input)
+        except InputError:
+            return ()
+        return tuple(dims.get(d) for d in rest)
+
+    out = {c.id: key(c) for c in cases}
+    first = measured_case(cases)
+    if first is not None:
+        out[MEASURED] = key(first)
+    return out
 
 
 def _rule_names(req: Requirements) -> list[str]:

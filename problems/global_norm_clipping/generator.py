@@ -86,5 +86,44 @@ def small_norm(rng: np.random.Generator) -> dict:
     return {"grads": grads, "max_norm": _round(max_norm)}
 
 
+def _leaves_of_norm(rng: np.random.Generator, target: float) -> tuple[dict, float]:
+    d, h = SHAPES[int(rng.integers(len(SHAPES)))]
+    leaves = {k: rng.normal(size=s) for k, s in _shapes(d, h).items()}
+    scale = target / (_norm(leaves) or 1.0)
+    leaves = {k: np.asarray(v * scale, dtype=np.float32) for k, v in leaves.items()}
+    grads: dict = {"dense": {}, "out": {}}
+    for (group, name), arr in leaves.items():
+        grads[group][name] = arr.tolist()
+    return grads, _norm(leaves)
+
+
+def tiny_norm(rng: np.random.Generator) -> dict:
+    """A global norm of 1e-9..1e-6, far below every max_norm the inputs allow (so nothing
+    is clipped): a floor under the sum of squares, or an epsilon inside the square root,
+    reports a norm ten or a thousand times too large here."""
+    grads, _ = _leaves_of_norm(rng, 10.0 ** rng.uniform(-9.0, -6.0))
+    return {"grads": grads, "max_norm": _round(10.0 ** rng.uniform(-4.0, 0.0))}
+
+
+def _at_smallest_max_norm(rng: np.random.Generator, low: float, high: float) -> dict:
+    grads, _ = _leaves_of_norm(rng, 1e-4 * rng.uniform(low, high))
+    return {"grads": grads, "max_norm": 1e-4}
+
+
+def smallest_max_norm_unclipped(rng: np.random.Generator) -> dict:
+    """max_norm at its smallest, 1e-4, and a norm just below it: nothing is clipped, and an
+    epsilon added to max_norm (max(norm, max_norm + 1e-8)) shrinks the gradient by 1e-4
+    of itself, ten times the tolerance."""
+    return _at_smallest_max_norm(rng, 0.5, 0.99)
+
+
+def smallest_max_norm_clipped(rng: np.random.Generator) -> dict:
+    """max_norm at its smallest, 1e-4, and a norm just above it: an epsilon of 1e-12 inside
+    the square root of the scale moves the clipped gradient by twice the tolerance."""
+    return _at_smallest_max_norm(rng, 1.01, 1.5)
+
+
 # Edge cases a hand-written hidden case was made for, as recipes a secret suite draws anew.
-RECIPES = {"small_norm": small_norm}
+RECIPES = {"small_norm": small_norm, "tiny_norm": tiny_norm,
+           "smallest_max_norm_unclipped": smallest_max_norm_unclipped,
+           "smallest_max_norm_clipped": smallest_max_norm_clipped}

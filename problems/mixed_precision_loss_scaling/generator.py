@@ -162,5 +162,24 @@ def partial_overflow(rng: np.random.Generator) -> dict:
     raise RuntimeError("no partial overflow case found")
 
 
+def loss_overflows_alone(rng: np.random.Generator) -> dict:
+    """The scaled loss overflows float16 (by a factor 2 or more) while every scaled gradient
+    stays a factor 4 below the maximum, so the step is taken: a ``finite`` computed from the
+    scaled loss gets it wrong. That needs residuals of 23 to 24 on features of size 1 (the
+    gradients grow with the features, the loss does not), so D = 4, every x_n * w at its
+    largest with one sign, b and y at the ends that add to it, and S = 256."""
+    n, d = [s for s in SHAPES if s[1] == 4][int(rng.integers(2))]
+    w = rng.choice([-1.0, 1.0], size=d) * rng.choice([3.75, 4.0], size=d)
+    sign = float(rng.choice([-1.0, 1.0]))
+    x = sign * np.sign(w)[None, :] * np.ones((n, 1))
+    b, y = sign * 4.0, -sign * 4.0 * np.ones(n)
+    case = {"params": {"w": _f32(w).tolist(), "b": b}, "x": _f32(x).tolist(), "y": _f32(y).tolist(),
+            "loss_scale": 256.0}
+    args = (case["params"], case["x"], case["y"], case["loss_scale"])
+    assert _oracle.well_conditioned(*args)[0] and _oracle.clear_overflow(*args)[0] and _oracle.oracle(*args)["finite"]
+    assert 256.0 * float(np.mean((x @ w + b - y) ** 2)) >= 2 * F16_MAX
+    return case
+
+
 # Edge cases a hand-written hidden case was made for, as recipes a secret suite draws anew.
-RECIPES = {"partial_overflow": partial_overflow}
+RECIPES = {"partial_overflow": partial_overflow, "loss_overflows_alone": loss_overflows_alone}

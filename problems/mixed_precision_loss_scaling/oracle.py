@@ -123,7 +123,8 @@ def well_conditioned(params, x, y, loss_scale, limit=4.0):
 def clear_overflow(params, x, y, loss_scale):
     """Either no float16 value of the backward pass comes within a factor 4 of the float16
     maximum (whatever the order of operations), or some scaled gradient is at least twice
-    the maximum. Residuals and their squares are normal float16 numbers (or zero), and so is
+    the maximum; the scaled loss, likewise, stays a factor 4 below it or overflows by a
+    factor 2 or more (then alone, with finite gradients, when nothing else overflows). Residuals and their squares are normal float16 numbers (or zero), and so is
     every scaled gradient value when nothing overflows."""
     w, b, x, y, terms, pred, r, ct_r = _exact(params, x, y, loss_scale)
     normal = 2.0 ** -14
@@ -136,10 +137,14 @@ def clear_overflow(params, x, y, loss_scale):
     if biggest >= 2 * F16_MAX:
         return True, "overflows clearly"
     # S itself (<= 32768) is exact in float16; what it multiplies must keep the products small.
-    bound = loss_scale * max(2.0 * float(np.max(np.abs(r))) * max(1.0, float(np.max(np.abs(x)))),
-                             float(np.mean(r * r)))
+    bound = loss_scale * 2.0 * float(np.max(np.abs(r))) * max(1.0, float(np.max(np.abs(x))))
     if bound > F16_MAX / 4:
         return False, f"a float16 value of the backward pass may reach {bound:g}: too close to overflow"
+    # The scaled loss is no value of the backward pass (the product's derivative does not use
+    # it), so it may overflow, but clearly: a factor 4 below the maximum, or twice above it.
+    scaled = loss_scale * float(np.mean(r * r))
+    if F16_MAX / 4 < scaled < 2 * F16_MAX:
+        return False, f"the scaled loss ({scaled:g}) is too close to the float16 maximum"
     small = [v for v in np.concatenate([gw, [gb], ct_r]) if v != 0.0 and abs(v) < 4 * normal]
     if small:
         return False, f"a scaled gradient value ({small[0]:.3g}) is close to the float16 subnormal range"

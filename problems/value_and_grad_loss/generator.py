@@ -44,3 +44,20 @@ def generate(rng: np.random.Generator, index: int) -> dict:
     x, w, y = (_f32(np.clip(a, -10.0, 10.0)) for a in (x, w, y))
     b = float(_f32(np.clip(b, -10.0, 10.0)))
     return {"params": {"w": w.tolist(), "b": b}, "x": x.tolist(), "y": y.tolist()}
+
+
+def largest_residuals(rng: np.random.Generator) -> dict:
+    """Residuals near the largest the constraints allow, |x.w + b - y| up to
+    6 * 10 * 10 + 10 + 10 = 620: every x_n * w at its extreme with one sign per row,
+    b and y at the ends that add to it. A loss that clips or caps residuals shows here."""
+    n, d = [(16, 6), (1, 6), (5, 3)][int(rng.integers(3))]
+    w = rng.choice([-1.0, 1.0], size=d) * rng.uniform(9.5, 10.0, size=d)
+    sign = rng.choice([-1.0, 1.0], size=n)
+    x = sign[:, None] * np.sign(w)[None, :] * rng.uniform(9.5, 10.0, size=(n, d))
+    b = float(rng.choice([-10.0, 10.0]))
+    y = -np.sign(b) * 10.0 * np.ones(n)
+    return {"params": {"w": _f32(w).tolist(), "b": b}, "x": _f32(x).tolist(), "y": _f32(y).tolist()}
+
+
+# Edge cases hand-written hidden cases were made for, as recipes a secret suite draws anew.
+RECIPES = {"largest_residuals": largest_residuals}

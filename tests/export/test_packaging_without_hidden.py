@@ -63,8 +63,9 @@ def test_the_installed_judge_grades_only_with_a_suite_it_draws(stripped_install,
     assert bare.returncode == 2 and "ships without its hidden cases" in bare.stderr and bare.stdout == ""
     folder = tmp_path / "suite"
     draw = grader("suite", "draw", PID, "--suite", str(folder), "--no-mutants")
-    assert draw.returncode == 0 and "drawn (attempt 0), 24 hidden cases" in draw.stdout, draw.stdout + draw.stderr
+    assert draw.returncode == 0 and "drawn (attempt 0), 26 hidden cases" in draw.stdout, draw.stdout + draw.stderr
     graded = grader("grade", reference, "--problem", PID, "--suite", str(folder), "--format", "json")
     report = json.loads(graded.stdout)
     assert graded.returncode == 0 and report["verdict"] == "AC" and report["suite"] == draw.stdout.split()[1]
-    assert {c["id"] for c in report["cases"] if c["visibility"] == "hidden"} == {f"gen_{i:03d}" for i in range(24)}
+    ids = {f"gen_{i:03d}" for i in range(24)} | {"largest_residuals_000", "largest_residuals_001"}  # recipe cases
+    assert {c["id"] for c in report["cases"] if c["visibility"] == "hidden"} == ids

@@ -428,3 +428,30 @@ def test_every_program_measured_or_graded_must_be_alike_in_size(small, large, ca
     hidden = cases.get("gen_1")
     if hidden is not None and hidden not in (small, large, *(v for k, v in cases.items() if k != "gen_1")):
         assert str(hidden) not in result.message  # a hidden case's size never shows
+
+
+@pytest.mark.parametrize("others, ok", [
+    # A loop over D: the programs grow with D, and are alike wherever D agrees.
+    ({"measured": (2,), "example_1": (2,), "gen_1": (4,), "gen_2": (4,)}, True),
+    # Cases of one D whose programs differ: a loop over the batch shows there.
+    ({"measured": (2,), "example_1": (2,), "gen_1": (2,), "gen_2": (4,)}, False),
+    ({}, False),  # without the other dims, every program is compared with every other
+])
+def test_programs_are_compared_only_between_cases_that_agree_in_the_dims_the_rule_is_not_about(others, ok):
+    from grader.judge.probe_checks import check_vectorized
+    from grader.problem import Requirements
+
+    run = _sized(40, 40, {"example_1": 40, "gen_1": 80, "gen_2": 80})
+    [result] = check_vectorized(run, Requirements(vectorized=("N", "M")), frozenset({"gen_1", "gen_2"}), None, others)
+    assert result.passed is ok, result.message
+
+
+def test_the_dims_a_vectorized_rule_is_not_about_are_read_from_each_graded_case():
+    from grader.judge.probe_checks import MEASURED
+    from grader.judge.runtime_checks import other_dims
+    from grader.problem import load_problem
+
+    problem = load_problem(PROBLEMS / "pairwise_distances_vmap")
+    dims = other_dims(problem, problem.cases)
+    assert dims[MEASURED] == dims[problem.cases[0].id] == (len(problem.cases[0].input["a"][0]),)  # (D,)
+    assert {len(v) for v in dims.values()} == {1} and len(set(dims.values())) > 1

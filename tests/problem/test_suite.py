@@ -120,7 +120,7 @@ def test_a_drawn_suite_grades_a_submission_and_the_report_names_its_id_never_its
     assert draw.returncode == 0, draw.stdout + draw.stderr
     secret = (folder / "secret").read_text().strip()
     suite_id = draw.stdout.split()[1]
-    assert "drawn (attempt 0), 24 hidden cases" in draw.stdout
+    assert "drawn (attempt 0), 26 hidden cases" in draw.stdout
     shipped, drawn = re.search(r"mutants killed: shipped (\d+), drawn (\d+)", draw.stdout).groups()
     assert int(drawn) == int(shipped) > 0  # the gate: every mutant the shipped suite kills, the drawn one kills
     graded = subprocess.run(grader + ["grade", str(ROOT / "problems" / "value_and_grad_loss" / "reference.py"),
@@ -128,7 +128,8 @@ def test_a_drawn_suite_grades_a_submission_and_the_report_names_its_id_never_its
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     report = json.loads(graded.stdout)
     assert report["verdict"] == "AC" and report["suite"] == suite_id
-    assert {c["id"] for c in report["cases"] if c["visibility"] == "hidden"} == {f"gen_{i:03d}" for i in range(24)}
+    ids = {f"gen_{i:03d}" for i in range(24)} | {"largest_residuals_000", "largest_residuals_001"}  # recipe cases
+    assert {c["id"] for c in report["cases"] if c["visibility"] == "hidden"} == ids
     manifest = next(folder.rglob("suite.json")).read_text()
     for text in (draw.stdout, draw.stderr, graded.stdout, graded.stderr, manifest):
         assert secret not in text
