@@ -140,7 +140,8 @@ def test_schema_holds_every_kind_of_mutant():
     """)
     mutants, _ = build_schema(source)
     kinds = {m.kind for m in mutants}
-    assert kinds == {"operator", "drop", "constant", "swap", "axis", "guard", "cast", "comparison"}
+    assert kinds == {"operator", "drop", "constant", "swap", "axis", "guard", "cast", "comparison", "boundary shift",
+                     "max epsilon"}
     texts = {(m.before, m.after) for m in mutants}
     assert ("x * y", "x / y") in texts
     assert ("jnp.sum(x * y, axis=1) - 2.0", "2.0 - jnp.sum(x * y, axis=1)") in texts
@@ -175,6 +176,35 @@ def test_schema_holds_the_guards_learners_add_each_family_by_name():
                    for kind, before, _after in texts)
 
 
+def test_schema_holds_the_mistakes_at_the_edges_each_family_by_name():
+    from grader.authoring.mutation.ops import build_schema
+
+    source = textwrap.dedent("""
+        import jax.numpy as jnp
+
+        def f(x, y, w, max_norm):
+            r = x @ w - y
+            sq = jnp.sum(r * r)
+            norm = jnp.sqrt(sq)
+            keep = jnp.abs(x) <= 1.0
+            ok = jnp.isfinite(norm)
+            late = 2.0
+            return jnp.where(ok & keep, r * max_norm / jnp.maximum(norm, max_norm), late)
+    """)
+    mutants, _ = build_schema(source)
+    texts = {(m.kind, m.before, m.after) for m in mutants}
+    assert ("clamp", "x @ w - y", "jnp.clip(x @ w - y, -100.0, 100.0)") in texts
+    assert ("clamp", "x @ w - y", "jnp.clip(x @ w - y, -10000.0, 10000.0)") in texts
+    assert ("epsilon sqrt", "jnp.sqrt(sq)", "jnp.sqrt(sq + 1e-12)") in texts
+    assert ("sqrt floor", "jnp.sqrt(sq)", "jnp.sqrt(jnp.maximum(sq, 1e-12))") in texts
+    assert ("max epsilon", "jnp.maximum(norm, max_norm)", "jnp.maximum(norm, max_norm + 1e-08)") in texts
+    assert ("boundary shift", "jnp.abs(x) <= 1.0", "jnp.abs(x) <= 1.0 + 1e-06") in texts
+    assert ("boundary shift", "jnp.abs(x) <= 1.0", "jnp.abs(x) <= 1.0 - 1e-06") in texts
+    finite = {after for kind, _before, after in texts if kind == "finite of another"}
+    # Each value bound before the test, not the one it tests, nor one bound after it.
+    assert finite == {f"jnp.isfinite({n})" for n in ("x", "y", "w", "max_norm", "r", "sq", "keep")}
+
+
 @pytest.mark.parametrize("imports, path", [("import jax.numpy as jnp", "jnp"), ("import jax", "jax.numpy"),
                                            ("from jax import numpy as np_", "np_"), ("import math", None)])
 def test_the_max_guard_names_jax_numpy_as_the_source_imports_it(imports, path):
@@ -185,7 +215,7 @@ def test_the_max_guard_names_jax_numpy_as_the_source_imports_it(imports, path):
     assert guards == ([f"a / {path}.maximum(b, 1e-06)"] if path else [])
 
 
-def test_validate_reports_each_guard_family_with_its_kills():
+def test_validate_reports_each_named_family_with_its_kills():
     from grader.authoring.mutation.analysis import Analysis, MutantResult, findings
     from grader.authoring.mutation.sites import Mutant
 
@@ -193,10 +223,13 @@ def test_validate_reports_each_guard_family_with_its_kills():
         return MutantResult(Mutant(i, 1, kind, "a / b", "a / (b + 1e-06)"), "alone", hidden_kills=kills, status=status)
 
     a = Analysis("p", [result(0, "epsilon denominator", 3), result(1, "epsilon denominator", 0, "equivalent"),
-                       result(2, "norm floor", 0, "hole"), result(3, "operator", 5)])
-    lines = [f.message for f in findings(a) if f.message.startswith("the guards learners add")]
+                       result(2, "norm floor", 0, "hole"), result(3, "operator", 5), result(4, "clamp", 1),
+                       result(5, "boundary shift", 0, "hole")])
+    lines = [f.message for f in findings(a) if f.message.startswith(("the guards learners add", "the mistakes at"))]
     assert lines == ["the guards learners add: epsilon denominator 1/2 killed by hidden cases (1 equivalent); "
-                     "norm floor 0/1 killed by hidden cases"]
+                     "norm floor 0/1 killed by hidden cases",
+                     "the mistakes at the edges: clamp 1/1 killed by hidden cases; boundary shift 0/1 killed by "
+                     "hidden cases"]
 
 
 def test_schema_with_no_mutant_on_computes_what_the_source_computes_and_each_mutant_its_own():

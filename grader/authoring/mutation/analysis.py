@@ -25,7 +25,7 @@ from ...problem import Problem
 from ..context import Finding
 from .client import WorkerClient
 from .ops import Mutant, build_schema
-from .sites import EPSILON_KINDS
+from .sites import EPSILON_KINDS, NAMED_FAMILIES
 from .search import Evidence, Searcher, check, statement_excludes_ties
 
 WEAK = 2  # a killed mutant that at most this many hidden cases catch is a warning
@@ -243,11 +243,12 @@ def findings(a: Analysis) -> list[Finding]:
                    f"({a.score('public'):.0%}), the hidden cases {a.killed_by('hidden')} ({a.score('hidden'):.0%}); "
                    f"{a.count('equivalent')} equivalent, {a.count('tie')} on ties only; hidden cases per killed "
                    f"mutant: {_histogram(a)}; {a.seconds:.1f} s")]
-    families = guard_families(a)
-    if families:
-        out.append(Finding("mutants", "pass", "the guards learners add: " + "; ".join(
-            f"{kind} {killed}/{total} killed by hidden cases" + (f" ({same} equivalent)" if same else "")
-            for kind, (total, killed, same) in families.items())))
+    for title, kinds in (("the guards learners add", EPSILON_KINDS), ("the mistakes at the edges", NAMED_FAMILIES)):
+        families = guard_families(a, kinds)
+        if families:
+            out.append(Finding("mutants", "pass", f"{title}: " + "; ".join(
+                f"{kind} {killed}/{total} killed by hidden cases" + (f" ({same} equivalent)" if same else "")
+                for kind, (total, killed, same) in families.items())))
     for o in a.outcomes:
         m = o.mutant
         if o.status == "hole":
@@ -272,11 +273,11 @@ def findings(a: Analysis) -> list[Finding]:
     return out
 
 
-def guard_families(a: Analysis) -> dict[str, tuple[int, int, int]]:
-    """Per family of ``EPSILON_KINDS`` that the reference has: its mutants, how many the
-    hidden cases kill, how many are equivalent."""
+def guard_families(a: Analysis, kinds: tuple[str, ...] = EPSILON_KINDS) -> dict[str, tuple[int, int, int]]:
+    """Per family of ``kinds`` that the reference has: its mutants, how many the hidden
+    cases kill, how many are equivalent."""
     out = {}
-    for kind in EPSILON_KINDS:
+    for kind in kinds:
         mine = [o for o in a.outcomes if o.mutant.kind == kind]
         if mine:
             out[kind] = (len(mine), sum(1 for o in mine if o.hidden_kills > 0),

@@ -10,6 +10,7 @@ shape is computed again; a shipped one is used only as ``judge.tables`` allows.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from ...common.files import write_atomic
 from ...judge.tables import table_dir, take_shipped
 from ...problem import Problem
 from ...problem.catalogue import content_hash
+from .ops import build_schema
 
 FORMAT = 1
 
@@ -32,7 +34,16 @@ class Kills:
 
 
 def path(problem: Problem) -> Path:
-    return table_dir(problem, "kills") / f"{problem.id}-{content_hash(problem)}-{__version__}-f{FORMAT}.json"
+    """The table's file: named by the problem's version, the judge's, and the mutants the
+    operators make of the reference now (a new operator is a new table)."""
+    return table_dir(problem, "kills") / (f"{problem.id}-{content_hash(problem)}-{__version__}-"
+                                          f"{_mutants_digest(problem)}-f{FORMAT}.json")
+
+
+def _mutants_digest(problem: Problem) -> str:
+    mutants, _ = build_schema(problem.reference_path.read_text(encoding="utf-8"))
+    text = "\n".join(f"{m.id}|{m.kind}|{m.before}|{m.after}" for m in mutants)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def load(problem: Problem) -> Kills | None:

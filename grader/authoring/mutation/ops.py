@@ -36,6 +36,7 @@ class _Schema(ast.NodeTransformer):
         self.source, self.modules, self.numpy = source, modules, numpy
         self.mutants: list[Mutant] = []
         self.depth = 0  # inside a decorator, default or annotation nothing is mutated
+        self.local_names: list[tuple[tuple[str, int], ...]] = []  # per enclosing function: what it binds, where
 
     def _site_for(self, node: ast.expr) -> Site | None:
         if isinstance(node, ast.BinOp):
@@ -43,7 +44,7 @@ class _Schema(ast.NodeTransformer):
         if isinstance(node, ast.Compare):
             return compare_site(node)
         if isinstance(node, ast.Call):
-            return call_site(node, self.modules, self.numpy)
+            return call_site(node, self.modules, self.numpy, self.local_names[-1] if self.local_names else ())
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, UNARY_DROP) and number(node) is None:
             op = node.op
             site = Site(node, [node.operand], lambda s: ast.UnaryOp(op, s[0]))
@@ -63,7 +64,11 @@ class _Schema(ast.NodeTransformer):
         return None
 
     def visit_FunctionDef(self, node):  # decorators, defaults and annotations are left alone
-        node.body = [self.visit(s) for s in node.body]
+        self.local_names.append(bound_names(node))
+        try:
+            node.body = [self.visit(s) for s in node.body]
+        finally:
+            self.local_names.pop()
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -113,6 +118,24 @@ class _Schema(ast.NodeTransformer):
     def _lambda(params: list[str], body: ast.expr) -> ast.Lambda:
         args = ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, [])
         return ast.Lambda(args, body)
+
+
+def bound_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, int], ...]:
+    """The values a function binds itself (its arguments, names it assigns), each with the
+    line it is first bound on; not the functions it defines, nor names inside nested ones."""
+    names = [(a.arg, fn.lineno) for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append((node.id, node.lineno))
+        todo.extend(ast.iter_child_nodes(node))
+    first: dict[str, int] = {}
+    for name, line in names:
+        first[name] = min(line, first.get(name, line))
+    return tuple(first.items())
 
 
 def imported_names(tree: ast.Module) -> set[str]:

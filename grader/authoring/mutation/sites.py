@@ -35,9 +35,22 @@ KEYWORD_SWAPS = {("side", "left"): "right", ("side", "right"): "left"}
 # clipped from below. Inside the constraints they often change the answer only at small
 # scales, where a suite without small inputs lets them pass.
 EPSILON = 1e-6
-EPSILON_KINDS = ("epsilon denominator", "epsilon sqrt", "max guard", "norm floor")
+EPSILON_KINDS = ("epsilon denominator", "epsilon sqrt", "max guard", "norm floor", "sqrt floor", "max epsilon")
 ROOTS = {"sqrt", "rsqrt"}
 NORMS = {"norm", "sqrt"}
+# More of the "to be safe" family, at the scales that hide best: an epsilon of 1e-12 under
+# a square root, a sum of squares floored at 1e-12 before its root, a maximum whose operand
+# gets 1e-8 added (max(norm, max_norm + 1e-8)).
+TINY = 1e-12
+MAX_EPSILON = 1e-8
+# A difference clamped at a threshold ("robust" residuals): wrong only where it is larger,
+# which a suite without the largest inputs the constraints allow never shows.
+CLAMPS = (1e2, 1e4)
+# A boundary moved by a small epsilon: wrong only for inputs within it of the boundary.
+BOUNDARY_SHIFT = 1e-6
+# A finiteness test on another value of the same function than the one it should test.
+FINITE_TESTS = {"isfinite", "isnan", "isinf"}
+NAMED_FAMILIES = ("clamp", "boundary shift", "finite of another")
 
 _BIN_SWAP: dict[type[ast.operator], list[type[ast.operator]]] = {
     ast.Add: [ast.Sub], ast.Sub: [ast.Add], ast.Mult: [ast.Div], ast.Div: [ast.Mult], ast.Pow: [ast.Mult],
@@ -189,9 +202,39 @@ def _plus_eps(e: ast.expr) -> ast.expr:
     return ast.BinOp(e, ast.Add(), _eps())
 
 
-def _floor(numpy: list[str], e: ast.expr) -> ast.expr:
-    """``e`` kept at or above the epsilon: ``jnp.maximum(e, 1e-06)``."""
-    return ast.Call(_path(numpy + ["maximum"]), [e, _eps()], [])
+def _floor(numpy: list[str], e: ast.expr, at: float = EPSILON) -> ast.expr:
+    """``e`` kept at or above ``at``: ``jnp.maximum(e, 1e-06)``."""
+    return ast.Call(_path(numpy + ["maximum"]), [e, ast.Constant(at)], [])
+
+
+def _plus(e: ast.expr, value: float) -> ast.expr:
+    return ast.BinOp(e, ast.Add(), ast.Constant(value)) if value >= 0 else ast.BinOp(e, ast.Sub(), ast.Constant(-value))
+
+
+def _clamped(numpy: list[str], bound: float) -> Render:
+    """A difference clamped to ``[-bound, bound]``."""
+    def render(s: list[ast.expr]) -> ast.expr:
+        return _clamp(numpy, ast.BinOp(s[0], ast.Sub(), s[1]), bound)
+    return render
+
+
+def _shifted(op: ast.cmpop, shift: float) -> Render:
+    """A comparison whose right side is moved by ``shift``."""
+    def render(s: list[ast.expr]) -> ast.expr:
+        return ast.Compare(s[0], [op], [_plus(s[1], shift)])
+    return render
+
+
+def _first_arg(render: Render, name: str) -> Render:
+    """A call of the same function on the value ``name`` instead of its first argument."""
+    def changed(s: list[ast.expr]) -> ast.expr:
+        return render([ast.Name(name, ast.Load())] + s[1:])
+    return changed
+
+
+def _clamp(numpy: list[str], e: ast.expr, bound: float) -> ast.expr:
+    """``e`` clamped to ``[-bound, bound]``: ``jnp.clip(e, -1e4, 1e4)``."""
+    return ast.Call(_path(numpy + ["clip"]), [e, _literal(-bound), _literal(bound)], [])
 
 
 def _epsilon_changes(site: Site, node: ast.BinOp, numpy: list[str] | None) -> None:
@@ -203,6 +246,10 @@ def _epsilon_changes(site: Site, node: ast.BinOp, numpy: list[str] | None) -> No
             site.add("max guard", lambda s: ast.BinOp(s[0], ast.Div(), _floor(numpy, s[1])))
     if isinstance(node.op, ast.Pow) and number(node.right) == 0.5:
         site.add("epsilon sqrt", lambda s: ast.BinOp(_plus_eps(s[0]), ast.Pow(), s[1]))
+        site.add("epsilon sqrt", lambda s: ast.BinOp(_plus(s[0], TINY), ast.Pow(), s[1]))
+    if isinstance(node.op, ast.Sub) and numpy and number(node.left) is None and number(node.right) is None:
+        for bound in CLAMPS:
+            site.add("clamp", _clamped(numpy, bound))
 
 
 def binop_site(node: ast.BinOp, numpy: list[str] | None = None) -> Site | None:
@@ -225,11 +272,17 @@ def compare_site(node: ast.Compare) -> Site | None:
     site = Site(node, [node.left, node.comparators[0]], _compare(node.ops[0]))
     for op in _CMP_SWAP.get(type(node.ops[0]), []):
         site.add("comparison", _compare(op()))
+    if isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        for shift in (BOUNDARY_SHIFT, -BOUNDARY_SHIFT):
+            site.add("boundary shift", _shifted(node.ops[0], shift))
     site.add_constant_changes()
     return site
 
 
-def call_site(node: ast.Call, modules: set[str], numpy: list[str] | None = None) -> Site | None:
+def call_site(node: ast.Call, modules: set[str], numpy: list[str] | None = None,
+              local_names: tuple[tuple[str, int], ...] = ()) -> Site | None:
+    """``local_names``: the names the enclosing function binds, each with the line it is
+    first bound on, for a finiteness test moved to another of its values."""
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
     func = node.func
@@ -266,8 +319,19 @@ def call_site(node: ast.Call, modules: set[str], numpy: list[str] | None = None)
             _axis_changes(site, fn, names, npos, len(slots))
         if name in ROOTS and npos >= 1:
             site.add("epsilon sqrt", lambda s: render([_plus_eps(s[0])] + s[1:]))
+            site.add("epsilon sqrt", lambda s: render([_plus(s[0], TINY)] + s[1:]))
+            if numpy:
+                site.add("sqrt floor", lambda s: render([_floor(numpy, s[0], TINY)] + s[1:]))
         if name in NORMS and numpy:
             site.add("norm floor", lambda s: _floor(numpy, render(s)))
+        if name in ("maximum", "max") and npos == 2:
+            site.add("max epsilon", lambda s: render([s[0], _plus(s[1], MAX_EPSILON)] + s[2:]))
+            site.add("max epsilon", lambda s: render([_plus(s[0], MAX_EPSILON), s[1]] + s[2:]))
+        if name in FINITE_TESTS and npos == 1:
+            used = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+            for other, line in local_names:
+                if other not in used and line < node.lineno:  # bound before the test
+                    site.add("finite of another", _first_arg(render, other))
     for j, key in enumerate(names):
         value = node.keywords[j].value
         if isinstance(value, ast.Constant) and isinstance(value.value, str) and (key, value.value) in KEYWORD_SWAPS:
