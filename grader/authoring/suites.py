@@ -4,7 +4,8 @@ only once it is at least as strong as the shipped suite.
 
 A draw repeats the shipped suite's plan with the deployment's seed: the generator at the
 same indices (the same scenarios), each recipe as many times as the shipped suite uses it.
-Every drawn case is inside the constraints, no stored case's duplicate, its expected
+Every drawn case has the property its scenario or recipe declares (``PROPERTIES`` in
+generator.py), is inside the constraints, no stored case's duplicate, its expected
 output is the reference's, and every oracle confirms it within the tolerance
 (``cases.checked_cases``). The strength gate then asks two things of it:
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..problem import Problem
 from ..problem.cases import read_case
-from ..problem.modules import load_module, recipes
+from ..problem.modules import lacking, load_module, recipes
 from ..problem.suite import Secret, SuiteStore, plan, revision, stripped, with_suite
 from .cases import AuthoringError, case_text, checked_cases
 from .context import Validation
@@ -134,10 +135,13 @@ def _attempt(problem: Problem, secret: Secret, store: SuiteStore, pool, mutation
     """One draw, checked and gated; why it was refused, or None."""
     try:
         inputs = drawn_inputs(problem, secret, draw.attempt)
+        lacks = lacking(problem, inputs)
     except AuthoringError as exc:
         return str(exc)
     except Exception as exc:  # the author's generator: its bug refuses this draw, not every problem's
         return f"generator.py failed: {type(exc).__name__}: {exc}"
+    if lacks:
+        return lacks  # a scenario drawn without what makes it one is weaker than the shipped case
     try:
         with pool.borrow() as sandbox:
             checked = checked_cases(problem, inputs, sandbox)

@@ -15,7 +15,7 @@ from ..common.trees import dotted, get_path
 from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
-from ..problem.modules import recipes
+from ..problem.modules import lacking, properties, recipes
 from ..problem.suite import PLAN_FILE, SuiteError, plan, plan_doc, shipped_plan
 from .box_check import check_box
 from .coverage_check import check_coverage
@@ -98,9 +98,17 @@ def check_suite(ctx: Validation) -> list[Finding]:
     if missing:
         return [Finding("secret suites", "fail", f"hidden cases name recipe(s) {', '.join(missing)}, which "
                         "generator.py's RECIPES lacks")]
+    try:
+        lacks = lacking(p, [(c.id, c.input) for c in p.cases if c.hidden])
+        declared = sorted(properties(p))
+    except ProblemError as exc:
+        return [Finding("secret suites", "fail", str(exc))]
+    if lacks:
+        return [Finding("secret suites", "fail", lacks)]
     made = sum(1 for s in slots if s.recipe)
+    kept = f"; each case of {', '.join(declared)} has the property it declares" if declared else ""
     return [Finding("secret suites", "pass", f"every hidden case can be drawn anew: {len(slots) - made} from the "
-                    f"generator, {made} from recipes")]
+                    f"generator, {made} from recipes{kept}")]
 
 
 def _expected_shape_problem(p: Problem, case) -> str | None:

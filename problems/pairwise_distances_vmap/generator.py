@@ -24,10 +24,10 @@ def _share(rng, a, b):
 
 
 def _nudge(rng, rows, ulps):
-    """Move every entry a few float32 ulps up or down."""
+    """Move every entry a few float32 ulps up or down (each one way, so none comes back)."""
     out = rows.copy()
+    direction = np.where(rng.random(rows.shape) < 0.5, -np.inf, np.inf).astype(np.float32)
     for _ in range(ulps):
-        direction = np.where(rng.random(rows.shape) < 0.5, -np.inf, np.inf).astype(np.float32)
         out = np.nextafter(out, direction)
     return _f32(out)
 
@@ -40,7 +40,11 @@ def generate(rng: np.random.Generator, index: int) -> dict:
     if scenario == "shared_rows":
         b = _share(rng, a, b)
     elif scenario == "near_duplicates":
-        b = _nudge(rng, _share(rng, a, b), int(rng.integers(1, 4)))
+        a[0] = a[0] * np.float32(1e-3)  # one row small, so that its twin is a few ulps of 1e-2 away
+        b = _share(rng, a, b)
+        if not np.any(np.all(b == a[0], axis=1)):
+            b[0] = a[0]
+        b = _nudge(rng, b, int(rng.integers(1, 4)))
     elif scenario == "large_shared":
         a = _f32(rng.uniform(-1000, 1000, size=(n, d)))
         b = _share(rng, a, _f32(rng.uniform(-1000, 1000, size=(m, d))))
@@ -60,3 +64,18 @@ def generate(rng: np.random.Generator, index: int) -> dict:
         b[j, int(rng.integers(0, d))] += np.float32(rng.normal() * 5)
     a, b = _f32(np.clip(a, -1000, 1000)), _f32(np.clip(b, -1000, 1000))
     return {"a": a.tolist(), "b": b.tolist()}
+
+
+NEAR = 4e-6  # every shipped near_duplicates case has a nonzero distance below it
+
+
+def has_near_duplicate(case: dict) -> bool:
+    """Some pair of rows is a nonzero distance below ``NEAR`` apart (float64): what lets a
+    guard that changes only tiny squared distances show."""
+    a, b = np.asarray(case["a"], dtype=np.float64), np.asarray(case["b"], dtype=np.float64)
+    dist = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
+    return bool(np.any((dist > 0) & (dist < NEAR)))
+
+
+# The property that makes a scenario one, checked on every stored and every drawn case of it.
+PROPERTIES = {"near_duplicates": has_near_duplicate}

@@ -606,3 +606,49 @@ def test_grader_warm_with_a_suite_builds_the_drawn_problems_tables_beside_the_su
     again = subprocess.run([sys.executable, "-m", "grader", "warm", "value_and_grad_loss", "--suite", str(folder)],
                            cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     assert f"dependence probe table kept in {tables / 'probe'}" in again.stdout  # built once
+
+
+def test_validate_refuses_a_stored_case_without_the_property_its_scenario_declares(tmp_path):
+    from grader.authoring.context import Validation
+    from grader.authoring.validate import check_suite
+
+    folder, load = _copy(tmp_path, "pairwise_distances_vmap")
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "pass" and "each case of near_duplicates has the property it declares" in finding.message
+    case = folder / "cases" / "hidden" / "gen_s2026_002.json"  # index 2: near_duplicates
+    doc = json.loads(case.read_text())
+    doc["input"]["b"] = [[v + 1.0 for v in row] for row in doc["input"]["b"]]  # no row near another now
+    case.write_text(json.dumps(doc))
+    [finding] = check_suite(Validation(load(folder), None))
+    assert finding.status == "fail" and "gen_s2026_002" in finding.message and "near_duplicates" in finding.message
+
+
+@pytest.mark.parametrize("byte", [1, 2])
+def test_every_drawn_case_of_a_scenario_has_the_property_the_scenario_declares(byte):
+    from grader.authoring.suites import drawn_inputs
+    from grader.problem import find_problem
+    from grader.problem.modules import lacking, properties
+
+    problem = find_problem("pairwise_distances_vmap")
+    assert set(properties(problem)) == {"near_duplicates"}
+    for attempt in range(3):
+        assert lacking(problem, drawn_inputs(problem, _secret(byte), attempt)) is None
+
+
+def test_a_draw_whose_scenario_case_lacks_its_property_is_refused_with_the_reason(tmp_path, monkeypatch):
+    from grader.authoring import suites
+    from grader.problem import find_problem
+    from grader.problem.suite import SuiteStore
+
+    problem = find_problem("pairwise_distances_vmap")
+    real = suites.drawn_inputs
+
+    def far_apart(problem, secret, attempt):  # every row of b moved away from every row of a
+        return [(cid, {"a": raw["a"], "b": [[v + 1.0 for v in row] for row in raw["b"]]})
+                for cid, raw in real(problem, secret, attempt)]
+
+    monkeypatch.setattr(suites, "drawn_inputs", far_apart)
+    secret = _secret(3)
+    draw = suites.draw_suite(problem, secret, SuiteStore(tmp_path, secret), pool=None)
+    assert not draw.passed and len(draw.reasons) == suites.MAX_ATTEMPTS
+    assert "lacks the property of its scenario near_duplicates" in draw.reasons[0]
