@@ -103,3 +103,21 @@ def generate(rng: np.random.Generator, index: int) -> dict:
         if hyper[name] < lo:
             hyper[name] = float(np.nextafter(np.float32(lo), np.float32(1)))
     return {"params": {"w": p["w"], "b": p["b"]}, "grads": {"w": g["w"], "b": g["b"]}, **hyper}
+
+
+def largest_eps(rng: np.random.Generator) -> dict:
+    """eps near the largest the constraints allow (0.9 to 1), with gradients of the order
+    of its square root, as in the large_eps scenario: eps inside or outside the square root,
+    or a cap on eps, changes the update here more than anywhere smaller."""
+    index = SCENARIOS.index("large_eps") + len(SCENARIOS) * int(rng.integers(len(SHAPES)))
+    case = generate(rng, index)
+    eps = float(np.float32(rng.uniform(0.9, 1.0)))
+    ratio = np.sqrt(eps / case["eps"])
+    case["grads"] = {k: np.clip(np.asarray(v, dtype=np.float64) * ratio, -10.0, 10.0).astype(np.float32).tolist()
+                     for k, v in case["grads"].items()}
+    case["eps"] = eps
+    return case
+
+
+# Edge cases hand-written hidden cases were made for, as recipes a secret suite draws anew.
+RECIPES = {"largest_eps": largest_eps}

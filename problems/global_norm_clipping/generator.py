@@ -123,7 +123,35 @@ def smallest_max_norm_clipped(rng: np.random.Generator) -> dict:
     return _at_smallest_max_norm(rng, 1.01, 1.5)
 
 
+def _largest(rng: np.random.Generator, scalar_sign: float) -> tuple[dict, float]:
+    """Every entry 900 to 1000 in size, of either sign; the scalar leaf of ``scalar_sign``."""
+    d, h = SHAPES[int(rng.integers(len(SHAPES)))]
+    grads: dict = {"dense": {}, "out": {}}
+    leaves = {}
+    for (group, name), shape in _shapes(d, h).items():
+        sign = rng.choice([-1.0, 1.0], size=shape) if shape else scalar_sign
+        arr = np.asarray(sign * rng.uniform(900.0, 1000.0, size=shape), dtype=np.float32)
+        leaves[(group, name)] = arr
+        grads[group][name] = arr.tolist()
+    return grads, _norm(leaves)
+
+
+def largest_entries(rng: np.random.Generator) -> dict:
+    """Every entry of every leaf between 900 and 1000 in size (the constraints allow 1000),
+    clipped to a max_norm well below the norm (the scalar leaf negative)."""
+    grads, norm = _largest(rng, -1.0)
+    return {"grads": grads, "max_norm": _round(norm * rng.uniform(0.05, 0.9))}
+
+
+def largest_max_norm(rng: np.random.Generator) -> dict:
+    """max_norm near the largest the constraints allow (9e5 to 1e6), above a norm of the
+    largest entries (the scalar leaf positive): nothing is clipped."""
+    grads, _ = _largest(rng, 1.0)
+    return {"grads": grads, "max_norm": _round(rng.uniform(9e5, 1e6))}
+
+
 # Edge cases a hand-written hidden case was made for, as recipes a secret suite draws anew.
 RECIPES = {"small_norm": small_norm, "tiny_norm": tiny_norm,
            "smallest_max_norm_unclipped": smallest_max_norm_unclipped,
-           "smallest_max_norm_clipped": smallest_max_norm_clipped}
+           "smallest_max_norm_clipped": smallest_max_norm_clipped, "largest_entries": largest_entries,
+           "largest_max_norm": largest_max_norm}

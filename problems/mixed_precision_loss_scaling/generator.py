@@ -181,5 +181,22 @@ def loss_overflows_alone(rng: np.random.Generator) -> dict:
     return case
 
 
+def corner_overflow(rng: np.random.Generator) -> dict:
+    """Inputs at the corners of the box (x, y and w from -4 to -3, each reaching -4, b at +4,
+    so that no sum cancels) and the largest scale: the loss (72 squared) is finite, and every scaled
+    gradient overflows clearly, so the step is skipped."""
+    n, d = [s for s in SHAPES if s[1] >= 2][int(rng.integers(6))]
+    steps = [-4.0, -3.75, -3.5, -3.25, -3.0]  # short mantissas: every float16 product and sum exact
+    w, x, y = rng.choice(steps, size=d), rng.choice(steps, size=(n, d)), rng.choice(steps, size=n)
+    w[0], x[0, 0], y[0] = -4.0, -4.0, -4.0
+    case = {"params": {"w": _f32(w).tolist(), "b": 4.0}, "x": _f32(x).tolist(), "y": _f32(y).tolist(),
+            "loss_scale": 32768.0}
+    args = (case["params"], case["x"], case["y"], case["loss_scale"])
+    assert _oracle.well_conditioned(*args)[0] and _oracle.clear_overflow(*args)[0]
+    assert not _oracle.oracle(*args)["finite"]
+    return case
+
+
 # Edge cases a hand-written hidden case was made for, as recipes a secret suite draws anew.
-RECIPES = {"partial_overflow": partial_overflow, "loss_overflows_alone": loss_overflows_alone}
+RECIPES = {"partial_overflow": partial_overflow, "loss_overflows_alone": loss_overflows_alone,
+           "corner_overflow": corner_overflow}

@@ -17,7 +17,8 @@ def test_a_recipe_case_is_labelled_by_its_recipe_and_ids_it_no_longer_holds_too(
     problem = find_problem("global_norm_clipping")
     labels = case_labels(problem, ["gen_s77_003", "small_norm_s77_004", "by_hand", "nosuch_s1_000"])
     assert {labels[c.id] for c in problem.cases if c.recipe} == {"small_norm", "tiny_norm", "smallest_max_norm_clipped",
-                                                                 "smallest_max_norm_unclipped"}
+                                                                 "smallest_max_norm_unclipped", "largest_entries",
+                                                                 "largest_max_norm"}
     assert labels["small_norm_s2027_001"] == "small_norm"
     assert labels["gen_s2026_003"] == labels["gen_s77_003"] == "tiny_max_norm"
     assert labels["small_norm_s77_004"] == "small_norm"  # a recipe the generator has, by its id's form
