@@ -31,7 +31,8 @@ import numpy as np
 
 from ..problem import Problem
 from ..problem.cases import read_case
-from ..problem.modules import lacking, load_module, recipes
+from ..problem.labels import lacking
+from ..problem.modules import load_module, recipes
 from ..problem.suite import Secret, SuiteStore, plan, revision, stripped, with_suite
 from .cases import AuthoringError, case_text, checked_cases
 from .context import Validation

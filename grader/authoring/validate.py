@@ -15,7 +15,8 @@ from ..common.trees import dotted, get_path
 from ..judge.output_checks import resolve
 from ..problem import Problem, ProblemError, load_problem
 from ..problem.inputs import InputError, canonical, check_input, input_dims
-from ..problem.modules import lacking, properties, recipes
+from ..problem.labels import lacking
+from ..problem.modules import properties, recipes
 from ..problem.suite import PLAN_FILE, SuiteError, plan, plan_doc, shipped_plan
 from .box_check import check_box
 from .coverage_check import check_coverage

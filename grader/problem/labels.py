@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from .cases import Problem
 from .meta import ProblemError
-from .modules import load_module
+from .modules import load_module, properties
 from .suite import generated_index
 
 # A recipe's cases as ``modules.recipe_inputs`` names them: ``<recipe>_s<seed>_<index>``.
@@ -52,3 +53,23 @@ def case_labels(problem: Problem, ids: Iterable[str] = ()) -> dict[str, str]:
     for case_id in ids:
         out.setdefault(case_id, label(case_id, None))
     return out
+
+
+def lacking(problem: Problem, inputs: list[tuple[str, Any]]) -> str | None:
+    """Why one of ``inputs`` (case id, input) lacks the property of the scenario or recipe
+    its id names (``labels``), or None when each has it."""
+    tests = properties(problem)
+    if not tests:
+        return None
+    labels = case_labels(problem, [cid for cid, _ in inputs])
+    for cid, raw in inputs:
+        test = tests.get(labels.get(cid, cid))
+        if test is None:
+            continue
+        try:
+            ok = bool(test(raw))
+        except Exception as exc:  # the author's code: its failure is a missing property
+            return f"case {cid}: the property of {labels[cid]} raised {type(exc).__name__}: {exc}"
+        if not ok:
+            return f"case {cid} lacks the property of its scenario {labels[cid]} (PROPERTIES in generator.py)"
+    return None

@@ -65,28 +65,6 @@ def properties(problem: Problem) -> dict[str, Callable[[Any], bool]]:
     return dict(found)
 
 
-def lacking(problem: Problem, inputs: list[tuple[str, Any]]) -> str | None:
-    """Why one of ``inputs`` (case id, input) lacks the property of the scenario or recipe
-    its id names (``labels``), or None when each has it."""
-    from .labels import case_labels
-
-    tests = properties(problem)
-    if not tests:
-        return None
-    labels = case_labels(problem, [cid for cid, _ in inputs])
-    for cid, raw in inputs:
-        test = tests.get(labels.get(cid, cid))
-        if test is None:
-            continue
-        try:
-            ok = bool(test(raw))
-        except Exception as exc:  # the author's code: its failure is a missing property
-            return f"case {cid}: the property of {labels[cid]} raised {type(exc).__name__}: {exc}"
-        if not ok:
-            return f"case {cid} lacks the property of its scenario {labels[cid]} (PROPERTIES in generator.py)"
-    return None
-
-
 def recipe_inputs(problem: Problem, recipe: str, count: int, seed: int) -> list[tuple[str, Any]]:
     """``count`` inputs from recipe ``recipe``; rng = default_rng([seed, index, crc32(name)]),
     so the same seed always gives the same cases, and no recipe shares a generator's stream."""

@@ -213,7 +213,7 @@ def test_run_autograder_passes_the_cell_tag_to_notebooks(tmp_path, monkeypatch):
 
     (tmp_path / "source").mkdir()
     (tmp_path / "source" / "jaxjudge.env").write_text(
-        f"JAXJUDGE_PROBLEM={P1}\nJAXJUDGE_VERSION={__version__}\nJAXJUDGE_MAX_SCORE=39\nJAXJUDGE_CELL_TAG=solution\n")
+        f"JAXJUDGE_PROBLEM={P1}\nJAXJUDGE_VERSION={__version__}\nJAXJUDGE_MAX_SCORE=41\nJAXJUDGE_CELL_TAG=solution\n")
     (tmp_path / "submission").mkdir()
     seen = []
 

@@ -627,7 +627,8 @@ def test_validate_refuses_a_stored_case_without_the_property_its_scenario_declar
 def test_every_drawn_case_of_a_scenario_has_the_property_the_scenario_declares(byte):
     from grader.authoring.suites import drawn_inputs
     from grader.problem import find_problem
-    from grader.problem.modules import lacking, properties
+    from grader.problem.labels import lacking
+    from grader.problem.modules import properties
 
     problem = find_problem("pairwise_distances_vmap")
     assert set(properties(problem)) == {"near_duplicates"}

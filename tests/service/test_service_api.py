@@ -170,8 +170,8 @@ def test_formats_render_through_the_judges_formats(clients, graded):
     assert all(r.status_code == 200 for r in got.values())
     assert json.loads(got["json"].text) == graded["submit"][1]["report"]
     suite = ET.fromstring(got["junit"].text).find("testsuite")
-    assert int(suite.get("tests")) >= 39 and got["junit"].headers["content-type"].startswith("application/xml")
-    assert json.loads(got["gradescope"].text)["max_score"] == 39
+    assert int(suite.get("tests")) >= 41 and got["junit"].headers["content-type"].startswith("application/xml")
+    assert json.loads(got["gradescope"].text)["max_score"] == 41
     assert got["markdown"].text.startswith("### ") and "WA" in got["text"].text
     assert ann.get(f"/submissions/{sid}", params={"format": "pdf"}).status_code == 422
 
@@ -244,7 +244,7 @@ def test_problems_show_statement_examples_and_limits_never_a_hidden_case(clients
     ann = clients["ann"]
     listing = ann.get("/problems").json()
     mine = [p for p in listing if p["id"] == P1]  # the server's private copy shadows the built-in one
-    assert len(mine) == 1 and mine[0]["public_cases"] == 3 and mine[0]["hidden_cases"] == 36
+    assert len(mine) == 1 and mine[0]["public_cases"] == 3 and mine[0]["hidden_cases"] == 38
     detail = ann.get(f"/problems/{P1}").json()
     assert [e["id"] for e in detail["examples"]] == ["example_1", "example_2", "example_3"]
     assert detail["limits"]["time_seconds"] > 0 and detail["requirements"]["nest"] == [["jax.vmap", "jax.grad"]]
@@ -444,13 +444,13 @@ def test_gradebook_keeps_the_best_and_the_last_verdict(clients):
     rows = teacher.get("/gradebook", params={"problem": P1}).json()
     row = next(r for r in rows if r["learner"] == "dan@example.org")
     assert (row["best_verdict"], row["last_verdict"], row["submits"]) == ("AC", "WA", 2)
-    assert row["best_passed"] == row["best_total"] == 39 and row["best_problem_version"]
+    assert row["best_passed"] == row["best_total"] == 41 and row["best_problem_version"]
     assert not any(r["learner"] == "teacher@example.org" for r in rows)
     assert not any(r["learner"] == "cat@example.org" and r["problem"] == "broken_problem" for r in rows)  # IE only
     csv_text = teacher.get("/gradebook", params={"format": "csv"})
     assert csv_text.headers["content-type"].startswith("text/csv")
     assert csv_text.text.splitlines()[0].startswith("learner,problem,best_verdict")
-    assert "dan@example.org,per_example_grad_clipping,AC,39,39" in csv_text.text
+    assert "dan@example.org,per_example_grad_clipping,AC,41,41" in csv_text.text
 
 
 def test_queue_answers_with_its_fields_and_the_one_live_worker(clients):

@@ -25,7 +25,7 @@ def test_run_and_submit_are_graded_on_postgresql(env):
     run = wait_done(ann, post(ann, corpus("accepted/flat_norm.py"), "run").json()["id"])
     sub = wait_done(ann, post(ann, corpus("wrong_answer/norm_without_bias.py"), "submit").json()["id"])
     assert (run["verdict"], run["total"]) == ("AC", 3)
-    assert (sub["verdict"], sub["passed"], sub["total"]) == ("WA", 5, 39)
+    assert (sub["verdict"], sub["passed"], sub["total"]) == ("WA", 7, 41)
     assert sub["report"]["cases"][-1]["input"] is None
     assert c["teacher"].get(f"/submissions/{sub['id']}").json()["report"]["cases"][-1]["input"] is not None
 

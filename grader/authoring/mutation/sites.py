@@ -38,18 +38,11 @@ EPSILON = 1e-6
 EPSILON_KINDS = ("epsilon denominator", "epsilon sqrt", "max guard", "norm floor", "sqrt floor", "max epsilon")
 ROOTS = {"sqrt", "rsqrt"}
 NORMS = {"norm", "sqrt"}
-# More of the "to be safe" family, at the scales that hide best: an epsilon of 1e-12 under
-# a square root, a sum of squares floored at 1e-12 before its root, a maximum whose operand
-# gets 1e-8 added (max(norm, max_norm + 1e-8)).
-TINY = 1e-12
-MAX_EPSILON = 1e-8
-# A difference clamped at a threshold ("robust" residuals): wrong only where it is larger,
-# which a suite without the largest inputs the constraints allow never shows.
-CLAMPS = (1e2, 1e4)
-# A boundary moved by a small epsilon: wrong only for inputs within it of the boundary.
-BOUNDARY_SHIFT = 1e-6
-# A finiteness test on another value of the same function than the one it should test.
-FINITE_TESTS = {"isfinite", "isnan", "isinf"}
+TINY, MAX_EPSILON = 1e-12, 1e-8  # the scales that hide best: sqrt(s + 1e-12), max(n, c + 1e-8)
+# The mistakes at the edges: a difference clamped at a threshold ("robust" residuals), a
+# boundary moved by a small epsilon, a finiteness test on another value of the function.
+# Each is wrong only near an extreme or a boundary, which a suite may never reach.
+CLAMPS, BOUNDARY_SHIFT, FINITE_TESTS = (1e2, 1e4), 1e-6, {"isfinite", "isnan", "isinf"}
 NAMED_FAMILIES = ("clamp", "boundary shift", "finite of another")
 
 _BIN_SWAP: dict[type[ast.operator], list[type[ast.operator]]] = {

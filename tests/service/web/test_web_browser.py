@@ -74,7 +74,7 @@ def test_a_learner_logs_in_runs_with_ctrl_enter_and_submits_an_accepted_solution
     page.screenshot(path=str(shot("problem.png")))
     page.click("#submit")
     panel = result_of(page, "submit")
-    assert panel.locator(".verdict.big").inner_text() == "AC" and "public 3/3, hidden 36/36" in panel.inner_text()
+    assert panel.locator(".verdict.big").inner_text() == "AC" and "public 3/3, hidden 38/38" in panel.inner_text()
     MADE["ac"] = panel.get_attribute("data-sub")
     assert any(f"/api/v1/submissions/{MADE['ac']}/events" in u for u in seen)  # followed by server-sent events
     page.wait_for_selector(f'#history a[href="/submissions/{MADE["ac"]}"]')
@@ -116,7 +116,7 @@ def test_a_wrong_answer_shows_the_public_diff_and_a_hidden_failure_without_hidde
     MADE["wa"] = panel.get_attribute("data-sub")
     assert panel.locator(".verdict.big").inner_text() == "WA"
     hidden_rows = panel.locator("table.cases tbody tr", has_text="hidden")
-    assert hidden_rows.count() == 36
+    assert hidden_rows.count() == 38
     assert "hidden cases failed" in panel.locator("p.note").inner_text()
     assert panel.locator('details[data-detail^="gen_"]').count() == 0  # no hidden case opens to its data
     for i in range(hidden_rows.count()):
@@ -364,13 +364,13 @@ def test_an_instructor_sees_both_verdicts_in_the_gradebook_and_downloads_the_csv
     page = ctx.new_page()
     log_in(page, site.base, "teacher@example.org", "/gradebook")
     cell = page.locator(f'tr[data-learner="ann@example.org"] td[data-problem="{P1}"]')
-    assert " ".join(cell.locator("a.best").inner_text().split()) == "best AC 39/39"
+    assert " ".join(cell.locator("a.best").inner_text().split()) == "best AC 41/41"
     assert cell.locator("a.last").inner_text().split()[:2] == ["last", "WA"]
     with page.expect_download() as got:
         page.click("text=Download CSV")
     rows = list(csv.reader(io.StringIO(got.value.path().read_text())))
     header, ann = rows[0], next(r for r in rows if r[0] == "ann@example.org")
-    assert header[0] == "learner" and ann[header.index(P1)] == "AC 39/39" and len(rows) == 2
+    assert header[0] == "learner" and ann[header.index(P1)] == "AC 41/41" and len(rows) == 2
     ctx.close()
 
 
@@ -378,7 +378,7 @@ def test_an_instructor_reads_hidden_cases_in_full_and_confirms_a_rejudge_by_its_
     ctx = browser.new_context()
     page = ctx.new_page()
     log_in(page, site.base, "teacher@example.org", f"/submissions/{MADE['wa']}")
-    assert page.locator('details[data-detail^="gen_"]').count() == 36  # the hidden cases, in full
+    assert page.locator('details[data-detail^="gen_"]').count() == 36  # the generated hidden cases, in full
     page.goto(f"{site.base}/submissions?problem={P1}")
     assert page.locator("table.submissions tbody tr").count() >= 4
     posts: list[str] = []
