@@ -187,12 +187,8 @@ def dotted_path(parts: list[str]) -> Render:
     return render
 
 
-def _eps() -> ast.expr:
-    return ast.Constant(EPSILON)
-
-
 def _plus_eps(e: ast.expr) -> ast.expr:
-    return ast.BinOp(e, ast.Add(), _eps())
+    return _plus(e, EPSILON)
 
 
 def _floor(numpy: list[str], e: ast.expr, at: float = EPSILON) -> ast.expr:
@@ -201,6 +197,7 @@ def _floor(numpy: list[str], e: ast.expr, at: float = EPSILON) -> ast.expr:
 
 
 def _plus(e: ast.expr, value: float) -> ast.expr:
+    """``e + value``, written ``e - |value|`` for a negative one."""
     return ast.BinOp(e, ast.Add(), ast.Constant(value)) if value >= 0 else ast.BinOp(e, ast.Sub(), ast.Constant(-value))
 
 
